@@ -1,0 +1,20 @@
+import type { AgentSpec } from '../types.js';
+
+export const claude: AgentSpec = {
+  id: 'claude',
+  displayName: 'Claude Code',
+  description: "Anthropic's coding agent",
+  installHint: 'npm install -g @anthropic-ai/claude-code',
+  search: {
+    homePaths: ['{HOME}/.claude/local/claude'],
+    names: ['claude', 'claude-code'],
+    overrideEnv: 'AGENT_BRIDGE_CLAUDE_PATH',
+  },
+  skipPermissionsFlag: '--dangerously-skip-permissions',
+  resumeArgs: (resume) => (resume === true ? ['--continue'] : ['--resume', resume]),
+  startupPrompts: [
+    // "Quick safety check ... ❯ 1. Yes, I trust this folder / 2. No, exit"; option 1 is highlighted.
+    { name: 'folder trust', pattern: /Yes, I trust this folder/, answer: '\r' },
+  ],
+  drivers: ['terminal', 'structured'],
+};

@@ -1,0 +1,23 @@
+import type { AgentSpec } from '../types.js';
+
+export const codex: AgentSpec = {
+  id: 'codex',
+  displayName: 'Codex',
+  description: "OpenAI's coding agent",
+  installHint: 'npm install -g @openai/codex',
+  search: {
+    homePaths: ['{HOME}/.codex/local/codex'],
+    names: ['codex', 'codex-code'],
+    overrideEnv: 'AGENT_BRIDGE_CODEX_PATH',
+  },
+  skipPermissionsFlag: '--dangerously-bypass-approvals-and-sandbox',
+  resumeArgs: (resume) => (resume === true ? ['resume', '--last'] : ['resume', resume]),
+  resumeIsSubcommand: true,
+  // Without it a background app-server outlives the run and breaks the next one.
+  baseArgs: ['--no-daemon'],
+  startupPrompts: [
+    // In a git repository Codex first asks whether to trust the folder; option 1 trusts it.
+    { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '1' },
+  ],
+  drivers: ['terminal', 'structured'],
+};

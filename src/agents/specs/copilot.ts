@@ -1,0 +1,20 @@
+import type { AgentSpec } from '../types.js';
+
+export const copilot: AgentSpec = {
+  id: 'copilot',
+  displayName: 'Copilot CLI',
+  description: "GitHub's coding agent",
+  installHint: 'npm install -g @github/copilot',
+  search: {
+    homePaths: ['{HOME}/.copilot/local/copilot'],
+    names: ['copilot'],
+    overrideEnv: 'AGENT_BRIDGE_COPILOT_PATH',
+  },
+  skipPermissionsFlag: '--allow-all-tools',
+  resumeArgs: (resume) => (resume === true ? ['--continue'] : ['--resume', resume]),
+  startupPrompts: [
+    // "Confirm folder trust ... Do you trust the files in this folder? ❯ 1. Yes 2. Yes, and remember ... 3. No (Esc)"
+    { name: 'folder trust', pattern: /Do you trust the files in this folder\?[\s\S]*1\. Yes/, answer: '1' },
+  ],
+  drivers: ['terminal', 'structured'],
+};

@@ -1,0 +1,168 @@
+import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+import { currentDiscoveryEnv } from '../../agents/discovery.js';
+import {
+  getAgent,
+  resolveLaunch,
+  UnknownAgentError,
+  MissingCustomCommandError,
+} from '../../agents/registry.js';
+import { UnsupportedLaunchOption, type AgentSpec, type LaunchOptions } from '../../agents/types.js';
+import type { ExitInfo } from '../../core/events.js';
+import { TerminalSession } from '../../drivers/terminal/terminal-session.js';
+import { SpawnError } from '../../drivers/terminal/pty-process.js';
+import { AsciicastWriter } from '../../store/asciicast-writer.js';
+import { recordingsDir } from '../../store/paths.js';
+import { UsageError } from '../errors.js';
+import { HostTerminal } from '../host-terminal.js';
+
+export interface RunOptions {
+  cwd?: string;
+  skipPermissions?: boolean;
+  resume?: string | true;
+  continue?: boolean;
+  autoTrust: boolean;
+  record: boolean;
+  cols: number;
+  rows: number;
+}
+
+/** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
+export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
+  const spec = lookupAgent(agentName);
+  const launch = await resolveOrExplain(spec, {
+    skipPermissions: options.skipPermissions,
+    resume: options.continue ? true : options.resume,
+    extraArgs: args,
+  });
+  const host = new HostTerminal(process.stdin, process.stdout, { cols: options.cols, rows: options.rows });
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const { cols, rows } = host.size();
+  const session = await TerminalSession.start({
+    command: launch.command,
+    args: launch.args,
+    cwd,
+    env: process.env,
+    cols,
+    rows,
+    startupPrompts: spec.startupPrompts,
+    autoAcceptStartup: options.autoTrust,
+  }).catch((error: unknown) => {
+    throw error instanceof SpawnError ? new UsageError(error.message) : error;
+  });
+  const recorder = options.record ? startRecording(spec, launch.command, launch.args, cols, rows) : null;
+  return relay(host, session, recorder);
+}
+
+function lookupAgent(name: string): AgentSpec {
+  try {
+    return getAgent(name);
+  } catch (error) {
+    if (error instanceof UnknownAgentError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions) {
+  try {
+    const launch = await resolveLaunch(spec, options, currentDiscoveryEnv());
+    if (!launch.discovered.found) {
+      const what = spec.id === 'custom' ? `command "${launch.command}"` : `${spec.displayName} (${spec.id})`;
+      throw new UsageError(
+        `${what} is not installed or not executable; install it with: ${spec.installHint}`,
+      );
+    }
+    return launch;
+  } catch (error) {
+    if (error instanceof UnsupportedLaunchOption || error instanceof MissingCustomCommandError) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
+}
+
+function startRecording(spec: AgentSpec, command: string, args: string[], cols: number, rows: number) {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = path.join(recordingsDir(), `${stamp}-${spec.id}-${process.pid}.cast`);
+  return new AsciicastWriter(file, {
+    width: cols,
+    height: rows,
+    timestamp: Math.floor(Date.now() / 1000),
+    title: `agent-bridge run ${spec.id}`,
+    command: [command, ...args].join(' '),
+    env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
+  });
+}
+
+/** Pumps bytes both ways until the agent exits, then restores the terminal on every path. */
+async function relay(
+  host: HostTerminal,
+  session: TerminalSession,
+  recorder: AsciicastWriter | null,
+): Promise<number> {
+  const out = host.output;
+  let stoppedBySignal: NodeJS.Signals | null = null;
+  session.on((event) => {
+    if (event.type !== 'output') return;
+    recorder?.output(event.data);
+    // Backpressure: a slow terminal pauses the agent instead of growing memory.
+    if (!out.write(event.data)) {
+      session.pty.pause();
+      out.once('drain', () => session.pty.resume());
+    }
+  });
+  const onInput = (chunk: Buffer) => session.userInput(chunk);
+  host.input.on('data', onInput);
+  host.enterRawMode();
+  host.input.resume();
+  const stopResize = host.onResize(({ cols, rows }) => {
+    session.resize(cols, rows);
+    recorder?.resize(cols, rows);
+  });
+  const restore = () => host.restore(session.screen.resetSequence());
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
+    if (signal === 'SIGINT' && !host.interactive) return session.interrupt();
+    stoppedBySignal = signal;
+    void session.stop();
+  };
+  const onCrash = (error: unknown) => {
+    restore();
+    session.pty.interrupt('SIGKILL');
+    process.stderr.write(
+      `agent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  };
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
+  for (const signal of signals) process.on(signal, onSignal);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    const exit = await session.exited;
+    await session.screen.catchUp();
+    await recorder?.close();
+    await drain(out);
+    return stoppedBySignal ? 128 + (osConstants.signals[stoppedBySignal] ?? 1) : exitCodeOf(exit);
+  } finally {
+    stopResize();
+    host.input.off('data', onInput);
+    for (const signal of signals) process.off(signal, onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    restore();
+  }
+}
+
+export function exitCodeOf(exit: ExitInfo): number {
+  if (exit.exitCode !== null) return exit.exitCode;
+  const number = exit.signal ? osConstants.signals[exit.signal as NodeJS.Signals] : undefined;
+  return 128 + (number ?? 1);
+}
+
+function drain(out: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (!out.writableNeedDrain) resolve();
+    else out.once('drain', () => resolve());
+  });
+}

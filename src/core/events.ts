@@ -1,0 +1,47 @@
+/**
+ * The one event stream every driver produces and every channel consumes (DESIGN.md "One event stream").
+ * Plain data only: events cross process and network boundaries.
+ */
+export type PromptKind =
+  | 'permission'
+  | 'question'
+  | 'plan'
+  | 'yes_no'
+  | 'confirm_enter'
+  | 'multiple_choice'
+  | 'free_text'
+  | 'unknown';
+
+/** exact: protocol or hook; high: a pattern; medium: the child blocks on a tty read; low: silence. */
+export type Confidence = 'exact' | 'high' | 'medium' | 'low';
+
+export interface PromptChoice {
+  /** What the agent shows, numbered from 1 as the agent numbers it. */
+  number: number;
+  label: string;
+  description?: string;
+}
+
+export interface ExitInfo {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why agent-bridge ended it, when it did (e.g. the spawn watchdog). */
+  reason?: string;
+}
+
+export type AgentEvent =
+  | { type: 'output'; data: Uint8Array }
+  | { type: 'message'; text: string; source: 'protocol' | 'hook' | 'screen' }
+  | { type: 'activity'; text: string; tool?: string; phase: 'start' | 'end' | 'progress' }
+  | {
+      type: 'prompt';
+      kind: PromptKind;
+      confidence: Confidence;
+      excerpt: string;
+      choices: PromptChoice[];
+      safeDefault: string;
+    }
+  | { type: 'status'; state?: 'busy' | 'idle' | 'starting'; title?: string }
+  | { type: 'exit'; exit: ExitInfo };
+
+export type AgentEventListener = (event: AgentEvent) => void;

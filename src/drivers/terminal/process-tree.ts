@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** One line of /proc/<pid>/stat, the fields we need. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  /** Controlling terminal's foreground process group (tpgid). */
+  tpgid: number;
+  state: string;
+  command: string;
+  /** Start time in clock ticks since boot: tells a reused pid from the process we saw before. */
+  startTime: number;
+}
+
+/** Parses /proc/<pid>/stat; the command may contain spaces and parentheses, so split after the last ')'. */
+export function parseProcStat(stat: string): ProcessInfo | null {
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const fields = stat.slice(close + 2).split(' ');
+  const num = (i: number) => Number(fields[i]);
+  return {
+    pid: Number(stat.slice(0, open).trim()),
+    command: stat.slice(open + 1, close),
+    state: fields[0] ?? '?',
+    ppid: num(1),
+    pgid: num(2),
+    sid: num(3),
+    tpgid: num(5),
+    startTime: num(19),
+  };
+}
+
+export function readProcess(pid: number): ProcessInfo | null {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Every process on the machine (Linux); empty where /proc is missing. */
+export function listProcesses(): ProcessInfo[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const result: ProcessInfo[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = readProcess(Number(entry));
+    if (info && info.state !== 'Z') result.push(info);
+  }
+  return result;
+}
+
+/**
+ * The processes that belong to a PTY session started with leader `rootPid`: its terminal session (sid), its
+ * process group, and every descendant (which may have made its own group or session). Zombies excluded.
+ * `known` (pid -> start time) keeps descendants seen earlier, whose parent may have exited since.
+ */
+export function sessionMembers(
+  rootPid: number,
+  known: ReadonlyMap<number, number> = new Map(),
+): ProcessInfo[] {
+  const all = listProcesses();
+  const members = new Map<number, ProcessInfo>();
+  for (const proc of all) {
+    if (
+      proc.sid === rootPid ||
+      proc.pgid === rootPid ||
+      proc.pid === rootPid ||
+      known.get(proc.pid) === proc.startTime
+    ) {
+      members.set(proc.pid, proc);
+    }
+  }
+  // Descendants by parent links, to a fixed point.
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const proc of all) {
+      if (!members.has(proc.pid) && members.has(proc.ppid)) {
+        members.set(proc.pid, proc);
+        grew = true;
+      }
+    }
+  }
+  return [...members.values()];
+}
+
+/** Sends `signal` to each pid, ignoring processes that are already gone. Never signals our own process. */
+export function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    if (pid === process.pid || pid <= 1) continue;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already exited
+    }
+  }
+}
+
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  if (pgid <= 1 || pgid === process.pid) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // group already empty
+  }
+}

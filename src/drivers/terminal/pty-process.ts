@@ -1,0 +1,226 @@
+import { constants as osConstants } from 'node:os';
+import { statSync } from 'node:fs';
+import type { IPty } from 'node-pty';
+import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
+import type { ExitInfo } from '../../core/events.js';
+import { sessionMembers, signalAll, signalGroup } from './process-tree.js';
+import { loadNodePty } from './node-pty-loader.js';
+
+export const DEFAULT_COLS = 80;
+export const DEFAULT_ROWS = 24;
+/** Writes are split so a large paste never overflows the PTY input queue (ConPTY needs it most). */
+export const WRITE_CHUNK_BYTES = 4096;
+const WINDOWS_CHUNK_DELAY_MS = 10;
+export const KILL_GRACE_MS = 5_000;
+export const SPAWN_WATCHDOG_MS = 30_000;
+
+export interface PtySpawnOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** The complete environment of the child (the caller merges process.env if it wants it). */
+  env: NodeJS.ProcessEnv;
+  cols?: number;
+  rows?: number;
+  clock?: Clock;
+  killGraceMs?: number;
+  watchdogMs?: number;
+}
+
+export class SpawnError extends Error {
+  override name = 'SpawnError';
+}
+
+type DataListener = (chunk: Buffer) => void;
+type ExitListener = (exit: ExitInfo) => void;
+
+/**
+ * A child process in its own pseudo-terminal (node-pty puts it in a new session and process group).
+ * Output arrives as Buffers (no decoding on the hot path); stop() ends the whole session, never more.
+ */
+export class PtyProcess {
+  readonly pid: number;
+  readonly exited: Promise<ExitInfo>;
+  private readonly pty: IPty;
+  private readonly clock: Clock;
+  private readonly killGraceMs: number;
+  private readonly dataListeners: DataListener[] = [];
+  private readonly exitListeners: ExitListener[] = [];
+  /** Descendants seen so far (pid -> start time), so orphans can still be found after their parent exits. */
+  private readonly knownMembers = new Map<number, number>();
+  private watchdog: TimerHandle | null;
+  private exitInfo: ExitInfo | null = null;
+  private stopReason: string | undefined;
+  private writeQueue: Promise<void> = Promise.resolve();
+  private cols: number;
+  private rows: number;
+
+  private constructor(pty: IPty, options: PtySpawnOptions) {
+    this.pty = pty;
+    this.pid = pty.pid;
+    this.clock = options.clock ?? systemClock;
+    this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+    this.cols = options.cols ?? DEFAULT_COLS;
+    this.rows = options.rows ?? DEFAULT_ROWS;
+    this.watchdog = this.clock.after(options.watchdogMs ?? SPAWN_WATCHDOG_MS, () => this.onWatchdog());
+    this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
+    pty.onData((data) => this.handleData(data as unknown as Buffer));
+    pty.onExit(({ exitCode, signal }) => this.handleExit(exitCode, signal));
+  }
+
+  static async spawn(options: PtySpawnOptions): Promise<PtyProcess> {
+    assertDirectory(options.cwd);
+    const nodePty = await loadNodePty();
+    let pty: IPty;
+    try {
+      pty = nodePty.spawn(options.command, options.args, {
+        name: 'xterm-256color',
+        cols: options.cols ?? DEFAULT_COLS,
+        rows: options.rows ?? DEFAULT_ROWS,
+        cwd: options.cwd,
+        env: { ...options.env, TERM: 'xterm-256color', COLORTERM: 'truecolor', FORCE_COLOR: '1' },
+        encoding: null,
+      });
+    } catch (error) {
+      throw new SpawnError(`cannot start ${options.command}: ${(error as Error).message}`);
+    }
+    return new PtyProcess(pty, options);
+  }
+
+  get size(): { cols: number; rows: number } {
+    return { cols: this.cols, rows: this.rows };
+  }
+
+  get running(): boolean {
+    return this.exitInfo === null;
+  }
+
+  onData(listener: DataListener): void {
+    this.dataListeners.push(listener);
+  }
+
+  onExit(listener: ExitListener): void {
+    if (this.exitInfo) listener(this.exitInfo);
+    else this.exitListeners.push(listener);
+  }
+
+  /** Writes in 4 KB chunks, in order across calls. */
+  write(data: string | Buffer): Promise<void> {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    this.writeQueue = this.writeQueue.then(() => this.writeChunks(bytes));
+    return this.writeQueue;
+  }
+
+  private async writeChunks(bytes: Buffer): Promise<void> {
+    for (let offset = 0; offset < bytes.length; offset += WRITE_CHUNK_BYTES) {
+      if (!this.running) throw new SpawnError('the process has exited');
+      this.pty.write(bytes.subarray(offset, offset + WRITE_CHUNK_BYTES));
+      const more = offset + WRITE_CHUNK_BYTES < bytes.length;
+      if (more && process.platform === 'win32') await this.clock.sleep(WINDOWS_CHUNK_DELAY_MS);
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.running || cols < 1 || rows < 1) return;
+    this.cols = cols;
+    this.rows = rows;
+    try {
+      this.pty.resize(cols, rows);
+    } catch {
+      // the pty closed between the check and the call
+    }
+  }
+
+  /** Stops reading (backpressure from a slow consumer); resume() continues. */
+  pause(): void {
+    this.pty.pause();
+  }
+
+  resume(): void {
+    this.pty.resume();
+  }
+
+  /** Sends a signal to the foreground process group of the terminal (what Ctrl-C would reach). */
+  interrupt(signal: NodeJS.Signals = 'SIGINT'): void {
+    signalGroup(this.pid, signal);
+  }
+
+  /** SIGTERM to every process of the session, SIGKILL to what is left after the grace period. */
+  async stop(): Promise<ExitInfo> {
+    if (this.running) {
+      this.signalSession('SIGTERM');
+      const grace = this.clock.after(this.killGraceMs, () => this.signalSession('SIGKILL'));
+      await this.exited;
+      grace.cancel();
+    }
+    this.killLeftovers();
+    return this.exited;
+  }
+
+  private signalSession(signal: NodeJS.Signals): void {
+    const members = this.snapshotMembers();
+    signalGroup(this.pid, signal);
+    signalAll(
+      members.map((m) => m.pid),
+      signal,
+    );
+  }
+
+  private snapshotMembers() {
+    const members = sessionMembers(this.pid, this.knownMembers);
+    for (const member of members) this.knownMembers.set(member.pid, member.startTime);
+    return members;
+  }
+
+  /** Children the agent left behind (Gemini does) die with the session. */
+  private killLeftovers(): void {
+    const left = this.snapshotMembers().filter((m) => m.pid !== this.pid);
+    if (left.length === 0) return;
+    signalAll(
+      left.map((m) => m.pid),
+      'SIGKILL',
+    );
+  }
+
+  private handleData(chunk: Buffer): void {
+    this.clearWatchdog();
+    for (const listener of this.dataListeners) listener(chunk);
+  }
+
+  private handleExit(exitCode: number, signal: number | undefined): void {
+    this.clearWatchdog();
+    this.killLeftovers();
+    this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
+    if (this.stopReason) this.exitInfo.reason = this.stopReason;
+    const listeners = this.exitListeners.splice(0);
+    for (const listener of listeners) listener(this.exitInfo);
+  }
+
+  private onWatchdog(): void {
+    this.watchdog = null;
+    if (!this.running) return;
+    // Nothing at all from the child in 30 s: a hung start. Kill it rather than leave a zombie session.
+    this.stopReason = 'the agent printed nothing within 30 s of starting (spawn watchdog)';
+    void this.stop();
+  }
+
+  private clearWatchdog(): void {
+    this.watchdog?.cancel();
+    this.watchdog = null;
+  }
+}
+
+function signalName(signal: number): string {
+  const entry = Object.entries(osConstants.signals).find(([, value]) => value === signal);
+  return entry ? entry[0] : String(signal);
+}
+
+function assertDirectory(cwd: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new SpawnError(`working directory ${cwd} does not exist or is not a folder`);
+}

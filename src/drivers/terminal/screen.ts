@@ -1,0 +1,164 @@
+import xtermHeadless from '@xterm/headless';
+import type { Terminal as XTerm } from '@xterm/headless';
+import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
+
+const { Terminal } = xtermHeadless;
+
+/** Output is parsed once it pauses this long: a prompt is on screen only once output stops. */
+export const SCREEN_SETTLE_MS = 8;
+/** Bytes kept unparsed during a burst; older ones are skipped (full-screen apps redraw, so the model heals). */
+export const MAX_PENDING_BYTES = 1 << 20;
+export const DEFAULT_SCROLLBACK = 1000;
+
+export interface ScreenSnapshot {
+  /** The visible rows, right-trimmed, joined with newlines. */
+  text: string;
+  lines: string[];
+  cursor: { x: number; y: number };
+  title: string;
+  cols: number;
+  rows: number;
+  /** Bytes skipped during bursts since the start: the model may have been briefly wrong. */
+  skippedBytes: number;
+  bracketedPaste: boolean;
+  alternateScreen: boolean;
+}
+
+/**
+ * What a person would see, on @xterm/headless. The relay never waits for it: feed() only queues bytes, and
+ * parsing happens when output pauses (perf-facts: parsing every byte halves throughput).
+ */
+export class ScreenModel {
+  private readonly terminal: XTerm;
+  private readonly clock: Clock;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private skipped = 0;
+  private lastFeedAt = 0;
+  private timer: TimerHandle | null = null;
+  private parsing: Promise<void> | null = null;
+  private title = '';
+  private readonly settleListeners: Array<(screen: ScreenModel) => void> = [];
+
+  constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
+    this.clock = options.clock ?? systemClock;
+    this.terminal = new Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback ?? DEFAULT_SCROLLBACK,
+      allowProposedApi: true,
+    });
+    this.terminal.onTitleChange((title) => {
+      this.title = title;
+    });
+  }
+
+  /** Queues output for parsing; cheap enough for the hot path. */
+  feed(chunk: Buffer): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes > MAX_PENDING_BYTES) this.skipOldest();
+    this.lastFeedAt = this.clock.now();
+    this.timer ??= this.clock.after(SCREEN_SETTLE_MS, () => this.onQuietCheck());
+  }
+
+  /** Called once each time the screen has caught up with paused output. */
+  onSettled(listener: (screen: ScreenModel) => void): void {
+    this.settleListeners.push(listener);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.terminal.resize(cols, rows);
+  }
+
+  /** Parses everything queued so far. */
+  async catchUp(): Promise<void> {
+    while (this.pending.length > 0 || this.parsing) {
+      if (this.parsing) {
+        await this.parsing;
+        continue;
+      }
+      const data = Buffer.concat(this.pending);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.parsing = new Promise<void>((resolve) => this.terminal.write(data, resolve)).finally(() => {
+        this.parsing = null;
+      });
+    }
+  }
+
+  snapshot(): ScreenSnapshot {
+    const buffer = this.terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < this.terminal.rows; row++) {
+      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '');
+    }
+    return {
+      text: lines.join('\n'),
+      lines,
+      cursor: { x: buffer.cursorX, y: buffer.cursorY },
+      title: this.title,
+      cols: this.terminal.cols,
+      rows: this.terminal.rows,
+      skippedBytes: this.skipped,
+      bracketedPaste: this.terminal.modes.bracketedPasteMode,
+      alternateScreen: buffer.type === 'alternate',
+    };
+  }
+
+  /** The last `count` rendered lines including scrollback: the rolling buffer. */
+  tail(count: number): string[] {
+    const buffer = this.terminal.buffer.active;
+    const end = buffer.baseY + this.terminal.rows;
+    const start = Math.max(0, end - count);
+    const lines: string[] = [];
+    for (let i = start; i < end; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  }
+
+  /**
+   * Escape sequences that turn off what the application left on (from the modes it set), to hand a clean
+   * terminal back to the user after it exits or crashes.
+   */
+  resetSequence(): string {
+    const modes = this.terminal.modes;
+    let reset = '';
+    if (this.terminal.buffer.active.type === 'alternate') reset += '\x1b[?1049l';
+    if (modes.mouseTrackingMode !== 'none') reset += '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l';
+    if (modes.bracketedPasteMode) reset += '\x1b[?2004l';
+    if (modes.sendFocusMode) reset += '\x1b[?1004l';
+    if (modes.applicationCursorKeysMode) reset += '\x1b[?1l';
+    if (modes.applicationKeypadMode) reset += '\x1b>';
+    // Always: show the cursor and reset colours; both are harmless when already so.
+    return reset + '\x1b[?25h\x1b[0m';
+  }
+
+  dispose(): void {
+    this.timer?.cancel();
+    this.timer = null;
+    this.terminal.dispose();
+  }
+
+  private skipOldest(): void {
+    while (this.pendingBytes > MAX_PENDING_BYTES && this.pending.length > 1) {
+      const dropped = this.pending.shift();
+      if (!dropped) break;
+      this.pendingBytes -= dropped.length;
+      this.skipped += dropped.length;
+    }
+  }
+
+  private onQuietCheck(): void {
+    this.timer = null;
+    const quietFor = this.clock.now() - this.lastFeedAt;
+    if (quietFor < SCREEN_SETTLE_MS) {
+      this.timer = this.clock.after(SCREEN_SETTLE_MS - quietFor, () => this.onQuietCheck());
+      return;
+    }
+    void this.catchUp().then(() => {
+      if (this.pending.length === 0 && !this.timer)
+        for (const listener of this.settleListeners) listener(this);
+    });
+  }
+}

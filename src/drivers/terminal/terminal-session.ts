@@ -1,0 +1,145 @@
+import { systemClock, type Clock } from '../../core/clock.js';
+import type { AgentEvent, AgentEventListener, ExitInfo } from '../../core/events.js';
+import type { StartupPromptRule } from '../../core/startup-rules.js';
+import { InputGate } from './input-gate.js';
+import { encodeTextInput } from './input.js';
+import { PtyProcess, type PtySpawnOptions } from './pty-process.js';
+import { ScreenModel, type ScreenSnapshot } from './screen.js';
+import { StartupResponder } from './startup-responder.js';
+
+/** Gap between a text body and its Enter: Claude Code acts on an Enter that arrives in the same write too early. */
+export const SUBMIT_GAP_MS = 30;
+
+export interface TerminalSessionOptions extends PtySpawnOptions {
+  /** Start-up questions answered automatically (folder trust); empty to answer none. */
+  startupPrompts?: StartupPromptRule[];
+  autoAcceptStartup?: boolean;
+}
+
+/**
+ * The terminal driver for one agent: its PTY, the screen a person would see, and an input gate. Emits the
+ * shared event stream (output, status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
+ */
+export class TerminalSession {
+  readonly screen: ScreenModel;
+  readonly gate: InputGate;
+  private readonly listeners: AgentEventListener[] = [];
+  private readonly clock: Clock;
+  private lastTitle = '';
+
+  private constructor(
+    readonly pty: PtyProcess,
+    options: TerminalSessionOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    const { cols, rows } = pty.size;
+    this.screen = new ScreenModel({ cols, rows, clock: this.clock });
+    this.gate = new InputGate((data) => this.pty.write(data));
+    const responder =
+      options.autoAcceptStartup && options.startupPrompts?.length
+        ? new StartupResponder(
+            options.startupPrompts,
+            this.clock,
+            () => this.screen.snapshot().text,
+            (keys) => this.gate.exclusive(() => this.pty.write(keys)),
+            (rule) =>
+              this.emit({
+                type: 'activity',
+                phase: 'progress',
+                text: `accepted start-up prompt: ${rule.name}`,
+              }),
+          )
+        : null;
+    pty.onData((chunk) => {
+      this.emit({ type: 'output', data: chunk });
+      this.screen.feed(chunk);
+    });
+    this.screen.onSettled(() => {
+      this.reportTitle();
+      responder?.check();
+    });
+    pty.onExit((exit) => this.emit({ type: 'exit', exit }));
+  }
+
+  static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
+    const pty = await PtyProcess.spawn(options);
+    return new TerminalSession(pty, options);
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get running(): boolean {
+    return this.pty.running;
+  }
+
+  get exited(): Promise<ExitInfo> {
+    return this.pty.exited;
+  }
+
+  on(listener: AgentEventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  /** A person's keystrokes: raw bytes, held back while an injection runs. */
+  userInput(data: string | Buffer): void {
+    this.gate.user(data);
+  }
+
+  /** Types text as if pasted, then Enter (when `submit`), with the user's own keys paused meanwhile. */
+  async sendText(text: string, submit = true): Promise<void> {
+    await this.screen.catchUp();
+    const { body, submit: enter } = encodeTextInput(text, {
+      bracketedPaste: this.screen.snapshot().bracketedPaste,
+      submit,
+    });
+    await this.gate.exclusive(async () => {
+      if (body) await this.pty.write(body);
+      if (enter) {
+        await this.clock.sleep(SUBMIT_GAP_MS);
+        await this.pty.write(enter);
+      }
+    });
+  }
+
+  /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
+  sendKeys(keys: string): Promise<void> {
+    return this.gate.exclusive(() => this.pty.write(keys));
+  }
+
+  resize(cols: number, rows: number): void {
+    this.pty.resize(cols, rows);
+    this.screen.resize(cols, rows);
+  }
+
+  interrupt(): void {
+    this.pty.interrupt('SIGINT');
+  }
+
+  async snapshot(): Promise<ScreenSnapshot> {
+    await this.screen.catchUp();
+    return this.screen.snapshot();
+  }
+
+  async stop(): Promise<ExitInfo> {
+    const exit = await this.pty.stop();
+    this.screen.dispose();
+    return exit;
+  }
+
+  private reportTitle(): void {
+    const { title } = this.screen.snapshot();
+    if (title === this.lastTitle) return;
+    this.lastTitle = title;
+    this.emit({ type: 'status', title });
+  }
+
+  private emit(event: AgentEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
