@@ -1,5 +1,5 @@
 import { constants as osConstants } from 'node:os';
-import { statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
 import type { IPty } from 'node-pty';
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
@@ -54,6 +54,8 @@ export class PtyProcess {
   private writeQueue: Promise<void> = Promise.resolve();
   private cols: number;
   private rows: number;
+  /** Our own descriptor on the terminal's child side, held until exit; see holdChildSide(). */
+  private childSideFd: number | null;
 
   private constructor(pty: IPty, options: PtySpawnOptions) {
     this.pty = pty;
@@ -64,6 +66,7 @@ export class PtyProcess {
     this.rows = options.rows ?? DEFAULT_ROWS;
     this.watchdog = this.clock.after(options.watchdogMs ?? SPAWN_WATCHDOG_MS, () => this.onWatchdog());
     this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
+    this.childSideFd = holdChildSide(pty);
     pty.onData((data) => this.handleData(data as unknown as Buffer));
     pty.onExit(({ exitCode, signal }) => this.handleExit(exitCode, signal));
   }
@@ -189,6 +192,8 @@ export class PtyProcess {
 
   private handleExit(exitCode: number, signal: number | undefined): void {
     this.clearWatchdog();
+    if (this.childSideFd !== null) closeSync(this.childSideFd);
+    this.childSideFd = null;
     this.killLeftovers();
     this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
     if (this.stopReason) this.exitInfo.reason = this.stopReason;
@@ -207,6 +212,21 @@ export class PtyProcess {
   private clearWatchdog(): void {
     this.watchdog?.cancel();
     this.watchdog = null;
+  }
+}
+
+/**
+ * Opens the PTY's child side ourselves so the kernel does not report hang-up the moment the child exits:
+ * with a hang-up pending, libuv ends the stream after a short read and drops output still in the kernel's
+ * buffers (node-pty#72: kilobytes lost at exit, measured here). node-pty then reads until its own close.
+ */
+function holdChildSide(pty: IPty): number | null {
+  const name = (pty as IPty & { ptsName?: string }).ptsName;
+  if (process.platform === 'win32' || !name) return null;
+  try {
+    return openSync(name, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+  } catch {
+    return null;
   }
 }
 

@@ -1,0 +1,103 @@
+/**
+ * Runs the benchmarks: `npm run bench [-- --quick] [-- --only <name>]`. Every number is a ratio against a
+ * baseline measured in the same run; a missed target is reported, never a failure. Results also go to
+ * .bench-out/results.json.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { relayThroughput } from './relay-throughput.js';
+import { problemBlock, renderResult } from './report.js';
+import { startup } from './startup.js';
+import type { Benchmark, BenchContext, Result } from './types.js';
+
+/** Every benchmark, in the order they run. */
+const registry: Benchmark[] = [startup, relayThroughput];
+
+const USAGE = `usage: npm run bench -- [--quick] [--only <name>]
+  --quick        smaller sizes and fewer repetitions (a smoke run)
+  --only <name>  run one benchmark: ${registry.map((b) => b.name).join(', ')}`;
+
+function parseOptions(argv: string[]): { quick: boolean; only: string | undefined } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return { quick: values.quick ?? false, only: values.only };
+}
+
+function machine() {
+  const cores = cpus();
+  return {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cores.length,
+    cpuModel: cores[0]?.model ?? 'unknown',
+    loadavg: loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+async function runAll(selected: Benchmark[], ctx: BenchContext): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const bench of selected) {
+    console.log(`\n=== ${bench.name}: ${bench.description}${ctx.quick ? ' (quick)' : ''}`);
+    const started = performance.now();
+    let result: Result;
+    try {
+      result = await bench.run(ctx);
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      result = { name: bench.name, params: {}, measurements: [], ratios: [], notes: [], problems: [] };
+      result.problems.push(`the benchmark crashed: ${message}`);
+    }
+    results.push(result);
+    console.log(renderResult(result));
+    console.log(`(${bench.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const selected = options.only ? registry.filter((b) => b.name === options.only) : registry;
+  if (selected.length === 0) {
+    console.error(`no benchmark named "${options.only}"\n${USAGE}`);
+    process.exit(2);
+  }
+  const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const ctx: BenchContext = { quick: options.quick, root, log: (line) => process.stderr.write(`${line}\n`) };
+  const before = machine();
+  console.log(
+    `agent-bridge benchmarks: node ${before.node}, ${before.cpus} x ${before.cpuModel}, ` +
+      `load ${before.loadavg.join(' ')}${options.quick ? ', QUICK (smoke run: do not quote)' : ''}`,
+  );
+  const startedAt = new Date().toISOString();
+  const results = await runAll(selected, ctx);
+  const outDir = path.join(root, '.bench-out');
+  await mkdir(outDir, { recursive: true });
+  const file = path.join(outDir, 'results.json');
+  const report = { startedAt, quick: options.quick, machine: before, loadAfter: machine().loadavg, results };
+  await writeFile(file, JSON.stringify(report, null, 2) + '\n');
+  console.log(`\nresults: ${path.relative(process.cwd(), file) || file}`);
+  const problems = results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
+  if (problems.length > 0) console.log(`\n${problemBlock('all benchmarks', problems)}`);
+}
+
+await main();

@@ -1,0 +1,195 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/core/events.js';
+import { readProcess } from '../../src/drivers/terminal/process-tree.js';
+import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/terminal/terminal-session.js';
+import { processExists, waitFor } from '../support/wait.js';
+
+let dir: string;
+const sessions: TerminalSession[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-term-'));
+});
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(script: string, options: Partial<TerminalSessionOptions> = {}) {
+  const session = await TerminalSession.start({
+    command: '/bin/bash',
+    args: ['--norc', '--noprofile', '-c', script],
+    cwd: dir,
+    env: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' },
+    ...options,
+  });
+  sessions.push(session);
+  const events: AgentEvent[] = [];
+  session.on((event) => events.push(event));
+  return { session, events };
+}
+
+async function screenText(session: TerminalSession): Promise<string> {
+  return (await session.snapshot()).text;
+}
+
+function until(session: TerminalSession, text: string | RegExp, timeoutMs = 10_000) {
+  return waitFor(
+    `screen to show ${String(text)}`,
+    async () => {
+      const screen = await screenText(session);
+      return typeof text === 'string' ? screen.includes(text) : text.test(screen);
+    },
+    { timeoutMs },
+  );
+}
+
+describe('terminal session in a real PTY', () => {
+  it('shows what a person would see: text, cursor, window title, size', async () => {
+    const { session } = await start('printf "\\033]0;my title\\007"; printf "hello\\nworld"; sleep 30');
+    await until(session, 'world');
+    const snap = await session.snapshot();
+    expect(snap.lines.slice(0, 2)).toEqual(['hello', 'world']);
+    expect(snap.cursor).toEqual({ x: 5, y: 1 });
+    expect(snap.title).toBe('my title');
+    expect([snap.cols, snap.rows]).toEqual([80, 24]);
+  });
+
+  it('renders redraws: the screen holds the final state, not the bytes', async () => {
+    const { session } = await start(
+      'printf "progress 10%%"; printf "\\rprogress 99%%"; printf "\\033[2J\\033[5;3Hredrawn"; sleep 30',
+    );
+    await until(session, 'redrawn');
+    const snap = await session.snapshot();
+    expect(snap.text).not.toContain('progress');
+    expect(snap.lines[4]).toBe('  redrawn');
+  });
+
+  it('answers a question typed into the program', async () => {
+    const { session, events } = await start('read -p "Your name? " name; echo "Hello, $name!"; sleep 30');
+    await until(session, 'Your name?');
+    await session.sendText('Ada');
+    await until(session, 'Hello, Ada!');
+    expect(events.some((e) => e.type === 'output')).toBe(true);
+  });
+
+  it('sends multi-line text as one bracketed paste when the program enabled it', async () => {
+    const { session } = await start('printf "\\033[?2004h"; stty -echo; cat -v');
+    await waitFor('bracketed paste mode', async () => (await session.snapshot()).bracketedPaste);
+    await session.sendText('line1\nline2', true);
+    await until(session, 'line2^[[201~');
+    expect(await screenText(session)).toContain('^[[200~line1');
+  });
+
+  it('writes large input completely (chunked)', async () => {
+    const { session } = await start('stty raw -echo; head -c 100000 > big.txt; echo DONE; sleep 30');
+    await waitFor('raw mode', async () => true);
+    await new Promise((r) => setTimeout(r, 200));
+    await session.sendKeys('x'.repeat(100_000));
+    await until(session, 'DONE');
+    expect(statSync(path.join(dir, 'big.txt')).size).toBe(100_000);
+  });
+
+  it('resizes the terminal the program sees', async () => {
+    const { session } = await start('trap "stty size" WINCH; stty size; while true; do sleep 0.05; done');
+    await until(session, '24 80');
+    session.resize(100, 30);
+    await until(session, '30 100');
+    expect((await session.snapshot()).cols).toBe(100);
+  });
+
+  it('reports the exit code and the signal', async () => {
+    const { session } = await start('exit 3');
+    expect(await session.exited).toEqual({ exitCode: 3, signal: null });
+    const killed = await start('kill -KILL $$');
+    expect(await killed.session.exited).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+  });
+
+  it('emits an exit event after all output', async () => {
+    const { session, events } = await start('head -c 300000 /dev/zero | tr "\\0" a; exit 0');
+    await session.exited;
+    const bytes = events.reduce((n, e) => n + (e.type === 'output' ? e.data.length : 0), 0);
+    expect(bytes).toBeGreaterThanOrEqual(300_000);
+    expect(events.at(-1)?.type).toBe('exit');
+  });
+});
+
+describe('stopping a session', () => {
+  it('leaves no process of the session behind: children, other groups, even setsid daemons', async () => {
+    const script = [
+      'sleep 1000 &',
+      'set -m; sleep 1001 & set +m', // its own process group
+      'setsid sleep 1002 &', // its own session
+      'echo "PIDS $(jobs -p | tr "\\n" " ")$!"',
+      'wait',
+    ].join('\n');
+    const { session } = await start(script);
+    const line = await waitFor('pids', async () => /PIDS ([\d ]+)/.exec(await screenText(session)));
+    const pids = line[1]!.trim().split(/\s+/).map(Number);
+    expect(pids.length).toBeGreaterThanOrEqual(3);
+    const groups = new Set(pids.map((pid) => readProcess(pid)?.pgid));
+    expect(groups.size).toBeGreaterThan(1);
+    const exit = await session.stop();
+    expect(exit.signal).toBe('SIGTERM');
+    await waitFor('every child gone', () =>
+      pids.every((pid) => !processExists(pid) || readProcess(pid)?.state === 'Z'),
+    );
+    expect(processExists(session.pid)).toBe(false);
+  });
+
+  it('kills the children an agent leaves behind when it exits by itself', async () => {
+    const { session } = await start('sleep 1000 & echo "CHILD $!"; sleep 0.3; exit 0');
+    const line = await waitFor('child pid', async () => /CHILD (\d+)/.exec(await screenText(session)));
+    const child = Number(line[1]);
+    await session.exited;
+    await waitFor('orphan killed', () => !processExists(child) || readProcess(child)?.state === 'Z');
+  });
+
+  it('escalates to SIGKILL when SIGTERM is ignored', async () => {
+    const { session } = await start('trap "" TERM; echo READY; while true; do sleep 0.05; done', {
+      killGraceMs: 300,
+    });
+    await until(session, 'READY');
+    const exit = await session.stop();
+    expect(exit.signal).toBe('SIGKILL');
+  });
+
+  it('kills a start that prints nothing within the watchdog period and says why', async () => {
+    const { session } = await start('exec sleep 1000', { watchdogMs: 300 });
+    const exit = await session.exited;
+    expect(exit.reason).toMatch(/spawn watchdog/);
+  });
+});
+
+describe('start-up questions', () => {
+  const rule = { name: 'folder trust', pattern: /Yes, I trust this folder/, answer: '1' };
+  const script =
+    'printf "Trust?\\n❯ 1. Yes, I trust this folder\\n  2. No, exit\\n"; read -n 1 k; echo "GOT[$k]"; sleep 30';
+
+  it('accepts the folder-trust question when auto-accept is on', async () => {
+    const { session } = await start(script, { startupPrompts: [rule], autoAcceptStartup: true });
+    await until(session, 'GOT[1]');
+  });
+
+  it('leaves it to the user when auto-accept is off', async () => {
+    const { session } = await start(script, { startupPrompts: [rule], autoAcceptStartup: false });
+    await until(session, 'No, exit');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await screenText(session)).not.toContain('GOT[');
+  });
+});
+
+describe('output fidelity', () => {
+  it('delivers every byte, in order, including at exit', async () => {
+    const file = path.join(dir, 'expected.txt');
+    const { session, events } = await start(`seq 1 50000 | tee ${file}; exit 0`);
+    await session.exited;
+    const received = Buffer.concat(events.flatMap((e) => (e.type === 'output' ? [Buffer.from(e.data)] : [])))
+      .toString('utf8')
+      .replace(/\r\n/g, '\n');
+    expect(received).toBe(readFileSync(file, 'utf8'));
+  });
+});

@@ -1,0 +1,24 @@
+/** Polls `check` until it returns a truthy value or the deadline passes; the error names what was awaited. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await check();
+    if (last) return last as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

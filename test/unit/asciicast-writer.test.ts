@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AsciicastWriter, RECORD_BATCH_MS } from '../../src/store/asciicast-writer.js';
+import { describeRecording, listRecordings } from '../../src/store/recordings.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-cast-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function lines(file: string): unknown[] {
+  return readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+describe('asciicast v2 writer', () => {
+  it('writes a header and timed output events, batching close writes', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'a.cast');
+    const writer = new AsciicastWriter(
+      file,
+      { width: 80, height: 24, timestamp: 1700000000, command: 'bash' },
+      clock,
+    );
+    writer.output(Buffer.from('hel'));
+    clock.advance(5);
+    writer.output(Buffer.from('lo'));
+    clock.advance(RECORD_BATCH_MS);
+    clock.advance(1000);
+    writer.output(Buffer.from('!'));
+    await writer.close();
+    const [header, first, second] = lines(file) as [Record<string, unknown>, unknown[], unknown[]];
+    expect(header).toMatchObject({
+      version: 2,
+      width: 80,
+      height: 24,
+      timestamp: 1700000000,
+      command: 'bash',
+    });
+    expect(first).toEqual([0, 'o', 'hello']);
+    expect(second[1]).toBe('o');
+    expect(second[2]).toBe('!');
+    expect(second[0]).toBeCloseTo(1.025, 5);
+  });
+
+  it('keeps a UTF-8 character that is split across two reads', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'b.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, clock);
+    const bytes = Buffer.from('é✳', 'utf8');
+    writer.output(bytes.subarray(0, 1));
+    clock.advance(RECORD_BATCH_MS);
+    writer.output(bytes.subarray(1));
+    await writer.close();
+    const text = (lines(file).slice(1) as unknown[][]).map((event) => event[2]).join('');
+    expect(text).toBe('é✳');
+  });
+
+  it('records resizes as "r" events and is private to the user', async () => {
+    const file = path.join(dir, 'c.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, new FakeClock());
+    writer.output(Buffer.from('x'));
+    writer.resize(100, 30);
+    await writer.close();
+    expect((lines(file) as unknown[][]).map((e) => e[1])).toEqual([undefined, 'o', 'r']);
+    expect((lines(file)[2] as unknown[])[2]).toBe('100x30');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('never overwrites an existing recording', async () => {
+    const file = path.join(dir, 'd.cast');
+    await new AsciicastWriter(file, { width: 1, height: 1, timestamp: 0 }).close();
+    const again = new AsciicastWriter(file, { width: 2, height: 2, timestamp: 0 });
+    again.output(Buffer.from('lost'));
+    await again.close();
+    expect(lines(file)[0]).toMatchObject({ width: 1 });
+  });
+
+  it('is listed with its start time, duration and command', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'e.cast');
+    const writer = new AsciicastWriter(
+      file,
+      { width: 80, height: 24, timestamp: 1700000000, command: 'claude' },
+      clock,
+    );
+    clock.advance(2500);
+    writer.output(Buffer.from('bye'));
+    await writer.close();
+    expect(describeRecording(file)).toMatchObject({
+      id: 'e',
+      command: 'claude',
+      startedAt: new Date(1700000000 * 1000).toISOString(),
+      durationSeconds: 2.5,
+    });
+    expect(listRecordings(dir).map((r) => r.id)).toEqual(['e']);
+    expect(listRecordings(path.join(dir, 'missing'))).toEqual([]);
+  });
+});

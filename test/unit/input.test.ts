@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { encodeTextInput } from '../../src/drivers/terminal/input.js';
+import { InputGate } from '../../src/drivers/terminal/input-gate.js';
+
+describe('text input encoding', () => {
+  it('sends one line as typed, with Enter as a separate write', () => {
+    expect(encodeTextInput('hello', { bracketedPaste: true, submit: true })).toEqual({
+      body: 'hello',
+      submit: '\r',
+    });
+  });
+
+  it('wraps multi-line text in a bracketed paste when the application enabled it', () => {
+    const { body } = encodeTextInput('a\r\nb\nc', { bracketedPaste: true, submit: true });
+    expect(body).toBe('\x1b[200~a\nb\nc\x1b[201~');
+  });
+
+  it('removes paste markers inside the text so it cannot end the paste early', () => {
+    const { body } = encodeTextInput('x\x1b[201~rm -rf /\ny', { bracketedPaste: true, submit: false });
+    expect(body).toBe('\x1b[200~xrm -rf /\ny\x1b[201~');
+  });
+
+  it('sends lines separated by carriage returns without bracketed paste', () => {
+    expect(encodeTextInput('a\nb', { bracketedPaste: false, submit: false })).toEqual({
+      body: 'a\rb',
+      submit: '',
+    });
+  });
+});
+
+describe('input gate', () => {
+  it('passes user input straight through when no injection runs', () => {
+    const written: string[] = [];
+    const gate = new InputGate((d) => void written.push(String(d)));
+    gate.user('ab');
+    expect(written).toEqual(['ab']);
+  });
+
+  it('holds user keystrokes during an injection and delivers them after, in order', async () => {
+    const written: string[] = [];
+    const gate = new InputGate((d) => void written.push(String(d)));
+    let release!: () => void;
+    const injected = gate.exclusive(async () => {
+      written.push('INJECT');
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    gate.user('x');
+    gate.user('y');
+    expect(written).toEqual(['INJECT']);
+    release();
+    await injected;
+    expect(written).toEqual(['INJECT', 'x', 'y']);
+  });
+
+  it('runs injections one at a time in call order', async () => {
+    const log: string[] = [];
+    const gate = new InputGate(() => {});
+    const slow = gate.exclusive(async () => {
+      log.push('a-start');
+      await new Promise((r) => setTimeout(r, 5));
+      log.push('a-end');
+    });
+    const fast = gate.exclusive(async () => void log.push('b'));
+    await Promise.all([slow, fast]);
+    expect(log).toEqual(['a-start', 'a-end', 'b']);
+  });
+
+  it('can be paused by hand (stdin relay pause) and still delivers on resume', () => {
+    const written: string[] = [];
+    const gate = new InputGate((d) => void written.push(String(d)));
+    gate.pause();
+    gate.user('k');
+    expect(gate.paused).toBe(true);
+    expect(written).toEqual([]);
+    gate.resume();
+    expect(written).toEqual(['k']);
+  });
+
+  it('reopens the gate when an injection fails', async () => {
+    const written: string[] = [];
+    const gate = new InputGate((d) => void written.push(String(d)));
+    await expect(gate.exclusive(async () => Promise.reject(new Error('pty closed')))).rejects.toThrow(
+      'pty closed',
+    );
+    gate.user('z');
+    expect(written).toEqual(['z']);
+  });
+});
