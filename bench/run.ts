@@ -16,16 +16,24 @@ import type { Benchmark, BenchContext, Result } from './types.js';
 /** Every benchmark, in the order they run. */
 const registry: Benchmark[] = [startup, relayThroughput];
 
-const USAGE = `usage: npm run bench -- [--quick] [--only <name>]
+const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>]
   --quick        smaller sizes and fewer repetitions (a smoke run)
-  --only <name>  run one benchmark: ${registry.map((b) => b.name).join(', ')}`;
+  --only <name>  run one benchmark: ${registry.map((b) => b.name).join(', ')}
+  --root <dir>   measure another agent-bridge checkout, already built (default: this one)`;
 
-function parseOptions(argv: string[]): { quick: boolean; only: string | undefined } {
+interface Options {
+  quick: boolean;
+  only: string | undefined;
+  root: string | undefined;
+}
+
+function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     options: {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
+      root: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -34,7 +42,7 @@ function parseOptions(argv: string[]): { quick: boolean; only: string | undefine
     console.log(USAGE);
     process.exit(0);
   }
-  return { quick: values.quick ?? false, only: values.only };
+  return { quick: values.quick ?? false, only: values.only, root: values.root };
 }
 
 function machine() {
@@ -69,7 +77,7 @@ async function runAll(selected: Benchmark[], ctx: BenchContext): Promise<Result[
 }
 
 async function main(): Promise<void> {
-  let options: ReturnType<typeof parseOptions>;
+  let options: Options;
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (error) {
@@ -81,19 +89,28 @@ async function main(): Promise<void> {
     console.error(`no benchmark named "${options.only}"\n${USAGE}`);
     process.exit(2);
   }
-  const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const here = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const root = options.root ? path.resolve(options.root) : here;
   const ctx: BenchContext = { quick: options.quick, root, log: (line) => process.stderr.write(`${line}\n`) };
   const before = machine();
   console.log(
     `agent-bridge benchmarks: node ${before.node}, ${before.cpus} x ${before.cpuModel}, ` +
-      `load ${before.loadavg.join(' ')}${options.quick ? ', QUICK (smoke run: do not quote)' : ''}`,
+      `load ${before.loadavg.join(' ')}${options.quick ? ', QUICK (smoke run: do not quote)' : ''}` +
+      (root === here ? '' : `\nmeasuring the checkout at ${root}`),
   );
   const startedAt = new Date().toISOString();
   const results = await runAll(selected, ctx);
-  const outDir = path.join(root, '.bench-out');
+  const outDir = path.join(here, '.bench-out');
   await mkdir(outDir, { recursive: true });
   const file = path.join(outDir, 'results.json');
-  const report = { startedAt, quick: options.quick, machine: before, loadAfter: machine().loadavg, results };
+  const report = {
+    startedAt,
+    quick: options.quick,
+    root,
+    machine: before,
+    loadAfter: machine().loadavg,
+    results,
+  };
   await writeFile(file, JSON.stringify(report, null, 2) + '\n');
   console.log(`\nresults: ${path.relative(process.cwd(), file) || file}`);
   const problems = results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));

@@ -1,11 +1,11 @@
-import { aider } from './specs/aider.js';
-import { claude } from './specs/claude.js';
-import { codex } from './specs/codex.js';
-import { copilot } from './specs/copilot.js';
-import { cursorAgent } from './specs/cursor-agent.js';
-import { custom } from './specs/custom.js';
-import { gemini } from './specs/gemini.js';
-import { shell } from './specs/shell.js';
+import { aider } from './aider/spec.js';
+import { claude } from './claude/spec.js';
+import { codex } from './codex/spec.js';
+import { copilot } from './copilot/spec.js';
+import { cursorAgent } from './cursor-agent/spec.js';
+import { custom } from './custom/spec.js';
+import { gemini } from './gemini/spec.js';
+import { shell } from './shell/spec.js';
 import { AGENT_IDS, buildLaunchArgs, type AgentId, type AgentSpec, type LaunchOptions } from './types.js';
 import { discoverCommand, type Discovered, type DiscoveryEnv } from './discovery.js';
 

@@ -1,3 +1,4 @@
+import type { ScreenVocabulary } from '../core/screen-vocabulary.js';
 import type { StartupPromptRule } from '../core/startup-rules.js';
 
 export const AGENT_IDS = [
@@ -49,6 +50,8 @@ export interface AgentSpec {
   baseArgs?: string[];
   /** Questions asked before the agent can work, accepted automatically when auto-trust is on. */
   startupPrompts: StartupPromptRule[];
+  /** How the agent asks on screen, and how its menus take keys (terminal driver). */
+  screens: ScreenVocabulary;
   /** Drivers this agent can run under. */
   drivers: Array<'terminal' | 'structured'>;
 }

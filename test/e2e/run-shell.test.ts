@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertTmuxInstalled, lastNonEmptyLine, pollUntil, TmuxSession } from '../support/tmux.js';
+import { assertTmuxInstalled, pollUntil, TmuxSession } from '../support/tmux.js';
 
 const CLI = fileURLToPath(new URL('../../bin/agent-bridge.js', import.meta.url));
 /** Bash ignores SIGTERM at its prompt, so agent-bridge needs its 5 s kill grace: allow plenty more. */
@@ -24,12 +24,11 @@ interface Harness {
 
 let root: string | undefined;
 let harness: Harness | undefined;
-let markerCount = 0;
 
 afterEach(async () => {
   await harness?.tmux.kill();
   harness = undefined;
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 5 });
   root = undefined;
 });
 
@@ -48,6 +47,8 @@ async function startOuterShell(cols = 80, rows = 24): Promise<Harness> {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       SHELL: '/bin/bash',
       PS1: 'outer> ',
+      // No history files: nothing writes into the temp folder while it is being removed.
+      HISTFILE: '',
       LANG: 'C.UTF-8',
       AGENT_BRIDGE_HOME: dataDir,
     },
@@ -60,25 +61,9 @@ async function startOuterShell(cols = 80, rows = 24): Promise<Harness> {
   return harness;
 }
 
-/** Waits until the cursor line is the given shell's prompt (a killed inner shell leaves `inner> outer> `). */
+/** The given shell's prompt on the cursor line (a killed inner shell leaves `inner> outer> `). */
 function atPrompt(tmux: TmuxSession, shell: 'outer' | 'inner', timeoutMs?: number): Promise<string> {
-  return tmux.waitFor((screen) => lastNonEmptyLine(screen).endsWith(`${shell}>`), {
-    description: `the ${shell} prompt`,
-    timeoutMs,
-  });
-}
-
-/**
- * Types `echo "NAME-n=<shell expression>=END"` and returns the value printed. The typed line holds the
- * expression itself, so only the printed line matches.
- */
-async function printed(tmux: TmuxSession, expression: string, value = '[^=\\n]*'): Promise<string> {
-  const name = `V${++markerCount}`;
-  await tmux.typeLine(`echo "${name}=${expression}=END"`);
-  const match = await tmux.waitForMatch(new RegExp(`${name}=(${value})=END`), {
-    description: `the value of ${expression}`,
-  });
-  return match[1] as string;
+  return tmux.waitForPrompt(`${shell}>`, { timeoutMs });
 }
 
 async function startRun(tmux: TmuxSession, args = 'run shell'): Promise<void> {
@@ -130,46 +115,46 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
     await tmux.waitFor(/^42$/m, { description: 'the output 42' });
     await tmux.typeLine('exit 7');
     await atPrompt(tmux, 'outer');
-    expect(await printed(tmux, '$?')).toBe('7');
+    expect(await tmux.shellValue('$?')).toBe('7');
   });
 
   it('puts the outer terminal in raw mode while running and restores it after a normal exit', async () => {
     const { tmux } = await startOuterShell();
-    const before = await printed(tmux, '$(stty -g)');
+    const before = await tmux.shellValue('$(stty -g)');
     await startRun(tmux);
     // Raw mode while the agent runs: agent-bridge really changed the mode it has to restore.
     expect(await paneTtyMode(tmux)).not.toBe(before);
     await tmux.typeLine('exit');
     await atPrompt(tmux, 'outer');
-    expect(await printed(tmux, '$?')).toBe('0');
-    expect(await printed(tmux, '$(stty -g)')).toBe(before);
+    expect(await tmux.shellValue('$?')).toBe('0');
+    expect(await tmux.shellValue('$(stty -g)')).toBe(before);
   });
 
   it('restores the terminal when the agent is killed with SIGKILL from outside', async () => {
     const { tmux } = await startOuterShell();
-    const before = await printed(tmux, '$(stty -g)');
+    const before = await tmux.shellValue('$(stty -g)');
     await startRun(tmux);
-    const innerPid = Number(await printed(tmux, '$$', '\\d+'));
+    const innerPid = Number(await tmux.shellValue('$$', '\\d+'));
     process.kill(innerPid, 'SIGKILL');
     await atPrompt(tmux, 'outer');
-    expect(await printed(tmux, '$?')).toBe('137');
-    expect(await printed(tmux, '$(stty -g)')).toBe(before);
+    expect(await tmux.shellValue('$?')).toBe('137');
+    expect(await tmux.shellValue('$(stty -g)')).toBe(before);
   });
 
   it('on SIGTERM exits 143, ends every process of the session and restores the terminal', async () => {
     const { tmux } = await startOuterShell();
-    const before = await printed(tmux, '$(stty -g)');
+    const before = await tmux.shellValue('$(stty -g)');
     await startRun(tmux);
-    const innerPid = Number(await printed(tmux, '$$', '\\d+'));
+    const innerPid = Number(await tmux.shellValue('$$', '\\d+'));
     await tmux.typeLine('sleep 300 &');
-    const backgroundPid = Number(await printed(tmux, '$!', '\\d+'));
+    const backgroundPid = Number(await tmux.shellValue('$!', '\\d+'));
     const bridgePid = processes().find((p) => p.pid === innerPid)?.ppid;
     expect(bridgePid).toBeDefined();
     expect(processes().find((p) => p.pid === bridgePid)?.command).toMatch(/node/);
     process.kill(bridgePid as number, 'SIGTERM');
     await atPrompt(tmux, 'outer', SLOW_EXIT_MS);
-    expect(await printed(tmux, '$?')).toBe('143');
-    expect(await printed(tmux, '$(stty -g)')).toBe(before);
+    expect(await tmux.shellValue('$?')).toBe('143');
+    expect(await tmux.shellValue('$(stty -g)')).toBe(before);
     await pollUntil(
       () => !processes().some((p) => p.sid === innerPid || [innerPid, backgroundPid].includes(p.pid)),
       'every process of the session to end',
@@ -182,8 +167,8 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
     const pane = await tmux.paneSize();
     expect(pane).toEqual({ cols: 80, rows: 24 });
     await startRun(tmux);
-    expect(await printed(tmux, '$(stty size)')).toBe(`${pane.rows} ${pane.cols}`);
-    expect(await printed(tmux, '$(tput cols)x$(tput lines)')).toBe(`${pane.cols}x${pane.rows}`);
+    expect(await tmux.shellValue('$(stty size)')).toBe(`${pane.rows} ${pane.cols}`);
+    expect(await tmux.shellValue('$(tput cols)x$(tput lines)')).toBe(`${pane.cols}x${pane.rows}`);
     await tmux.resize(100, 30);
     expect(await tmux.paneSize()).toEqual({ cols: 100, rows: 30 });
     await innerSeesSize(tmux, '30 100');
@@ -194,7 +179,7 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
   it('Ctrl-C interrupts the running command and the session goes on', async () => {
     const { tmux } = await startOuterShell();
     await startRun(tmux);
-    const innerPid = Number(await printed(tmux, '$$', '\\d+'));
+    const innerPid = Number(await tmux.shellValue('$$', '\\d+'));
     await tmux.typeLine('sleep 100');
     await pollUntil(
       () => processes().some((p) => p.ppid === innerPid && p.command === 'sleep'),
@@ -206,13 +191,13 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
       () => !processes().some((p) => p.ppid === innerPid && p.command === 'sleep'),
       'sleep to end',
     );
-    expect(await printed(tmux, '$?')).toBe('130');
+    expect(await tmux.shellValue('$?')).toBe('130');
     expect(alive(innerPid)).toBe(true);
     await tmux.typeLine('echo "after-$((2+3))"');
     await tmux.waitFor(/^after-5$/m);
     await tmux.typeLine('exit');
     await atPrompt(tmux, 'outer');
-    expect(await printed(tmux, '$?')).toBe('0');
+    expect(await tmux.shellValue('$?')).toBe('0');
   });
 
   it('records the session as asciicast v2, with output and resize events', async () => {
@@ -245,7 +230,7 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
       expect(typeof data).toBe('string');
     }
     const output = events.filter(([, kind]) => kind === 'o').map(([, , data]) => data);
-    expect(output.join('')).toMatch(/\r\n42\r\n/);
+    expect(output.join('')).toMatch(/[\r\n]42\r\n/);
     expect(events.filter(([, kind]) => kind === 'r').map(([, , data]) => data)).toContain('100x30');
   });
 });
@@ -257,7 +242,7 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
 async function innerSeesSize(tmux: TmuxSession, expected: string): Promise<void> {
   let last = '';
   await pollUntil(async () => {
-    last = await printed(tmux, '$(stty size)');
+    last = await tmux.shellValue('$(stty size)');
     return last === expected;
   }, `the inner shell to see size ${expected}`).catch((error: unknown) => {
     throw new Error(`${(error as Error).message}; last size seen: ${last}`);

@@ -2,6 +2,8 @@
 // config), a detached window of a given size, keys in, screen text out, polled waits with deadlines.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 
 const TMUX = process.env.AGENT_BRIDGE_TEST_TMUX ?? 'tmux';
 const POLL_MS = 50;
@@ -73,6 +75,22 @@ function matches(condition: ScreenCondition, screen: string): boolean {
   return condition(screen);
 }
 
+/** Whether pid is a live process; a zombie (exited, not yet reaped) counts as gone. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')) return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The last line with something on it: where a shell's prompt is while it waits. */
 export function lastNonEmptyLine(screen: string): string {
   const lines = screen.split('\n').map((line) => line.trimEnd());
@@ -92,6 +110,7 @@ export function assertTmuxInstalled(): void {
 /** One tmux server with one session and one pane, driven like a person at a terminal. */
 export class TmuxSession {
   private killed = false;
+  private markers = 0;
 
   private constructor(
     readonly socket: string,
@@ -163,6 +182,28 @@ export class TmuxSession {
     return pattern.exec(screen) as RegExpExecArray;
   }
 
+  /**
+   * For a shell at its prompt: types `echo "V<n>=<expression>=END"` and returns the value printed. The typed
+   * line holds the expression itself ('$' and all), so only the printed line matches `value`.
+   */
+  async shellValue(expression: string, value = '[^=$\\n]*', options: WaitOptions = {}): Promise<string> {
+    const name = `V${++this.markers}`;
+    await this.typeLine(`echo "${name}=${expression}=END"`);
+    const match = await this.waitForMatch(new RegExp(`${name}=(${value})=END`), {
+      description: `the value of ${expression}`,
+      ...options,
+    });
+    return match[1] as string;
+  }
+
+  /** Waits until the cursor line ends with `prompt` (trailing spaces ignored): a shell waiting for input. */
+  waitForPrompt(prompt: string, options: WaitOptions = {}): Promise<string> {
+    return this.waitFor((screen) => lastNonEmptyLine(screen).endsWith(prompt.trimEnd()), {
+      description: `the prompt ${JSON.stringify(prompt)}`,
+      ...options,
+    });
+  }
+
   async resize(cols: number, rows: number): Promise<void> {
     await this.tmux(['resize-window', '-t', this.target, '-x', String(cols), '-y', String(rows)]);
   }
@@ -183,10 +224,15 @@ export class TmuxSession {
     return (await this.tmux(['display-message', '-p', '-t', this.target, format])).trim();
   }
 
-  /** Ends the server and everything in it; safe to call twice. */
+  /** Ends the server (its panes get SIGHUP) and waits briefly for the pane's program to go; safe twice. */
   async kill(): Promise<void> {
     if (this.killed) return;
     this.killed = true;
+    const pid = await this.panePid().catch(() => 0);
+    const socketPath = await this.display('#{socket_path}').catch(() => '');
     await this.tmux(['kill-server']).catch(() => {});
+    // tmux 3.3 leaves the socket file behind.
+    if (socketPath) await rm(socketPath, { force: true });
+    if (pid > 0) await pollUntil(() => !processAlive(pid), `pane process ${pid} to exit`, 5_000).catch(() => {});
   }
 }

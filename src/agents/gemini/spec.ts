@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { geminiScreens } from './screens.js';
 
 export const gemini: AgentSpec = {
   id: 'gemini',
@@ -20,5 +21,6 @@ export const gemini: AgentSpec = {
       answer: '1',
     },
   ],
+  screens: geminiScreens,
   drivers: ['terminal', 'structured'],
 };

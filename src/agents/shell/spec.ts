@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { shellScreens } from './screens.js';
 
 /** A plain shell: `$SHELL`, else /bin/bash (PowerShell on Windows). Resolved at launch, see registry. */
 export const shell: AgentSpec = {
@@ -12,5 +13,6 @@ export const shell: AgentSpec = {
     overrideEnv: 'SHELL',
   },
   startupPrompts: [],
+  screens: shellScreens,
   drivers: ['terminal'],
 };

@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { genericScreens } from '../generic-screens.js';
 
 export const aider: AgentSpec = {
   id: 'aider',
@@ -14,5 +15,6 @@ export const aider: AgentSpec = {
   // Aider has no conversation ids: it can only reload the chat history of the folder.
   resumeArgs: () => ['--restore-chat-history'],
   startupPrompts: [],
+  screens: genericScreens,
   drivers: ['terminal'],
 };

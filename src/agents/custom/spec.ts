@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { genericScreens } from '../generic-screens.js';
 
 /** Any command line: `agent-bridge run custom -- <command> [args...]`. The command is the first argument. */
 export const custom: AgentSpec = {
@@ -8,5 +9,6 @@ export const custom: AgentSpec = {
   installHint: 'give the command after --, e.g. agent-bridge run custom -- python3 -i',
   search: { homePaths: [], names: [] },
   startupPrompts: [],
+  screens: genericScreens,
   drivers: ['terminal'],
 };

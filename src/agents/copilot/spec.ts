@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { copilotScreens } from './screens.js';
 
 export const copilot: AgentSpec = {
   id: 'copilot',
@@ -16,5 +17,6 @@ export const copilot: AgentSpec = {
     // "Confirm folder trust ... Do you trust the files in this folder? ❯ 1. Yes 2. Yes, and remember ... 3. No (Esc)"
     { name: 'folder trust', pattern: /Do you trust the files in this folder\?[\s\S]*1\. Yes/, answer: '1' },
   ],
+  screens: copilotScreens,
   drivers: ['terminal', 'structured'],
 };

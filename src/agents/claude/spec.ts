@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { claudeScreens } from './screens.js';
 
 export const claude: AgentSpec = {
   id: 'claude',
@@ -16,5 +17,6 @@ export const claude: AgentSpec = {
     // "Quick safety check ... ❯ 1. Yes, I trust this folder / 2. No, exit"; option 1 is highlighted.
     { name: 'folder trust', pattern: /Yes, I trust this folder/, answer: '\r' },
   ],
+  screens: claudeScreens,
   drivers: ['terminal', 'structured'],
 };

@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { genericScreens } from '../generic-screens.js';
 
 export const cursorAgent: AgentSpec = {
   id: 'cursor-agent',
@@ -19,5 +20,6 @@ export const cursorAgent: AgentSpec = {
       answer: '\r',
     },
   ],
+  screens: genericScreens,
   drivers: ['terminal', 'structured'],
 };

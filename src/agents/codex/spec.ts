@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../types.js';
+import { codexScreens } from './screens.js';
 
 export const codex: AgentSpec = {
   id: 'codex',
@@ -19,5 +20,6 @@ export const codex: AgentSpec = {
     // In a git repository Codex first asks whether to trust the folder; option 1 trusts it.
     { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '1' },
   ],
+  screens: codexScreens,
   drivers: ['terminal', 'structured'],
 };

@@ -1,0 +1,124 @@
+import type { PromptKind } from './events.js';
+import type { DetectedPrompt, ReplyAction } from './prompt.js';
+import { truncateExcerpt } from './prompt.js';
+import { redactSecrets } from './redact.js';
+import { dedent, findMenu, lastContentRow, unbox, type Menu } from './screen-text.js';
+import type { ScreenView } from './screen-vocabulary.js';
+
+/**
+ * Prompt patterns any terminal program may show (seed 004 §5.1), read from the rendered screen near the
+ * cursor: yes/no, press-enter, numbered menus, free text. High confidence when they match.
+ */
+const YES_NO = /\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?\s*$/i;
+const CONFIRM_ENTER = /press (?:enter|return|any key)|\[press enter\]|hit (?:enter|return)|-- ?more ?--|\(END\)$/i;
+const MENU_QUESTION = /(?:enter (?:your )?choice|select(?: an)? option|choose|pick|which|selection|#\?)\s*(?:\[[^\]]*\])?\s*[:?>]?\s*$/i;
+const FREE_TEXT = /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
+const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
+const BOX_TOP = /^\s*[╭┌]|^[\s─━]{20,}$/;
+
+/** The first row of a dialog's context: just below the nearest rule or box top above `row` (at most `max` up). */
+function contextStartAbove(lines: readonly string[], row: number, boundary: RegExp, max: number): number {
+  let start = row;
+  while (start > 0 && row - start < max && !boundary.test(lines[start - 1]!)) start--;
+  return start;
+}
+
+
+export function detectGenericPrompt(screen: ScreenView): DetectedPrompt | null {
+  const bottom = lastContentRow(screen.lines);
+  if (bottom < 0) return null;
+  const cursorLine = unbox(screen.lines[screen.cursor.y] ?? '').slice(0, Math.max(screen.cursor.x, 0));
+  const tail = screen.lines.slice(Math.max(0, bottom - 3), bottom + 1).map(unbox);
+  const context = screen.lines.slice(Math.max(0, bottom - 8), bottom + 1);
+  const last = tail.at(-1) ?? '';
+  // A menu with a highlighted option is the most specific shape: its hint line may say "press enter".
+  const menu = findMenu(screen.lines, 2);
+  if (menu && (menu.selected !== undefined || MENU_QUESTION.test(last) || MENU_QUESTION.test(cursorLine))) {
+    return menuPrompt('multiple_choice', screen.lines, menu);
+  }
+  if (YES_NO.test(last) || YES_NO.test(cursorLine)) {
+    return build('yes_no', context, [], { type: 'no' });
+  }
+  if (CONFIRM_ENTER.test(last)) return build('confirm_enter', context, [], { type: 'enter' });
+  const asked = cursorLine.trim() ? cursorLine : last;
+  if (FREE_TEXT.test(asked) || QUESTION_LINE.test(asked)) return build('free_text', context, [], null);
+  return null;
+}
+
+/** A prompt built around a menu: the question above it is the excerpt, its options the choices. */
+export function menuPrompt(kind: PromptKind, lines: readonly string[], menu: Menu, extra: Partial<DetectedPrompt> = {}): DetectedPrompt {
+  const start = contextStartAbove(lines, menu.firstRow, BOX_TOP, 15);
+  const question = dedent(lines.slice(start, menu.firstRow));
+  const options = menu.choices.map((c) => `${c.number}. ${c.label}`).join('\n');
+  const detail = redactSecrets([question, options].filter(Boolean).join('\n'));
+  return {
+    kind,
+    confidence: 'high',
+    excerpt: truncateExcerpt(redactSecrets(question || options)),
+    detail,
+    choices: menu.choices,
+    safeDefault: null,
+    key: `${kind}|${question}|${options}`,
+    ...extra,
+  };
+}
+
+function build(kind: PromptKind, context: readonly string[], choices: DetectedPrompt['choices'], safeDefault: ReplyAction | null): DetectedPrompt {
+  const text = redactSecrets(dedent(context));
+  return { kind, confidence: 'high', excerpt: truncateExcerpt(lastLines(text, 4)), detail: text, choices, safeDefault, key: `${kind}|${text}` };
+}
+
+function lastLines(text: string, count: number): string {
+  return text.split('\n').filter((l) => l.trim()).slice(-count).join('\n');
+}
+
+export interface QuestionMenuOptions {
+  kind: PromptKind;
+  /** The line that asks, e.g. /Do you want to proceed\?/. */
+  question: RegExp;
+  /** Where the dialog's context starts above the question (a rule or box top), searched upwards. */
+  contextStart?: RegExp;
+  /** Picks the safe default and the "allow for this session" option from the menu's labels. */
+  safeDefault?: (menu: Menu) => ReplyAction | null;
+  allowForSession?: RegExp;
+}
+
+/**
+ * The common dialog shape of agent TUIs: context (a command, a diff, a question), a line that asks, then a
+ * numbered menu. Returns a prompt whose detail is the context and question, or null when the shape is absent.
+ */
+export function detectQuestionMenu(screen: ScreenView, options: QuestionMenuOptions): DetectedPrompt | null {
+  const menu = findMenu(screen.lines);
+  if (!menu) return null;
+  let questionRow = -1;
+  for (let row = menu.firstRow - 1; row >= Math.max(0, menu.firstRow - 4); row--) {
+    if (options.question.test(screen.lines[row]!)) {
+      questionRow = row;
+      break;
+    }
+  }
+  if (questionRow < 0) return null;
+  const start = contextStartAbove(screen.lines, questionRow, options.contextStart ?? BOX_TOP, 30);
+  const context = dedent(screen.lines.slice(start, questionRow));
+  const question = unbox(screen.lines[questionRow]!).trim();
+  const detail = redactSecrets([context, question].filter(Boolean).join('\n\n'));
+  const summary = context.split('\n').filter((l) => l.trim()).slice(0, 3).join(' · ');
+  const allow = options.allowForSession ? menu.choices.find((c) => options.allowForSession!.test(c.label)) : undefined;
+  const prompt: DetectedPrompt = {
+    kind: options.kind,
+    confidence: 'high',
+    excerpt: truncateExcerpt(redactSecrets(summary ? `${summary} — ${question}` : question)),
+    detail,
+    choices: menu.choices,
+    safeDefault: options.safeDefault ? options.safeDefault(menu) : null,
+    key: `${options.kind}|${detail}|${menu.choices.map((c) => c.label).join('|')}`,
+  };
+  if (allow) prompt.allowForSessionChoice = allow.number;
+  return prompt;
+}
+
+/** The safe default of a permission menu: the option that says no, else none. */
+export function chooseNo(menu: Menu): ReplyAction | null {
+  const no = menu.choices.find((c) => /^(no|deny|reject|don't|do not)\b/i.test(c.label));
+  return no ? { type: 'choice', number: no.number } : null;
+}

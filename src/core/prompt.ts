@@ -1,0 +1,110 @@
+import type { Confidence, PromptChoice, PromptKind } from './events.js';
+
+/**
+ * A reply, as any channel expresses it, before an agent turns it into keys or a protocol answer.
+ * `allow_session` is "yes, and don't ask again this session" where the agent offers it.
+ */
+export type ReplyAction =
+  | { type: 'choice'; number: number }
+  | { type: 'yes' }
+  | { type: 'no' }
+  | { type: 'enter' }
+  | { type: 'text'; text: string }
+  | { type: 'default' }
+  | { type: 'escape' }
+  | { type: 'cancel' };
+
+/** What a detector found on screen (or a hook/protocol reported): everything a person needs to decide. */
+export interface DetectedPrompt {
+  kind: PromptKind;
+  confidence: Confidence;
+  /** ANSI-free, redacted, at most 200 characters. */
+  excerpt: string;
+  /** The full command, diff or question, redacted (may be long). */
+  detail: string;
+  choices: PromptChoice[];
+  /** Applied when the prompt expires; null = nothing is typed (the prompt is left to a person). */
+  safeDefault: ReplyAction | null;
+  /** The choice number meaning "allow for this session", when the agent offers one. */
+  allowForSessionChoice?: number;
+  /** Same key = same prompt still on screen: used to raise each prompt once. */
+  key: string;
+}
+
+export const EXCERPT_MAX_CHARS = 200;
+
+/** Default time each kind of prompt waits for a person, in ms (configurable). */
+export const DEFAULT_PROMPT_TTL_MS: Record<PromptKind, number> = {
+  permission: 120_000,
+  plan: 600_000,
+  question: 600_000,
+  yes_no: 300_000,
+  confirm_enter: 300_000,
+  multiple_choice: 300_000,
+  free_text: 600_000,
+  unknown: 300_000,
+};
+
+export function truncateExcerpt(text: string, max = EXCERPT_MAX_CHARS): string {
+  const flat = text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+  return flat.length <= max ? flat : flat.slice(0, max - 1) + '…';
+}
+
+/**
+ * Parses what a person typed or tapped into a reply: `y`/`yes`, `n`/`no`, `enter`, a number, `default`,
+ * `cancel`, `session` (allow for this session), or free text. Numbers are the agent's own, from 1.
+ */
+export function parseReply(raw: string, prompt: Pick<DetectedPrompt, 'kind' | 'choices' | 'allowForSessionChoice'>): ReplyAction {
+  const value = raw.trim();
+  const lower = value.toLowerCase();
+  if (prompt.kind === 'free_text' && !['default', 'cancel'].includes(lower)) return { type: 'text', text: raw };
+  if (/^\d+$/.test(value)) {
+    const number = Number(value);
+    if (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === number)) {
+      throw new ReplyError(`no choice ${number}: choose ${prompt.choices.map((c) => c.number).join(', ')}`);
+    }
+    return { type: 'choice', number };
+  }
+  if (['y', 'yes', 'allow', 'approve'].includes(lower)) return yesAction(prompt);
+  if (['n', 'no', 'deny', 'reject'].includes(lower)) return noAction(prompt);
+  if (lower === 'session' || lower === 'allow_session') {
+    if (!prompt.allowForSessionChoice) throw new ReplyError('this prompt has no "allow for this session" option');
+    return { type: 'choice', number: prompt.allowForSessionChoice };
+  }
+  if (lower === 'enter') return { type: 'enter' };
+  if (lower === 'default') return { type: 'default' };
+  if (lower === 'cancel') return { type: 'cancel' };
+  if (lower === 'esc' || lower === 'escape') return { type: 'escape' };
+  return { type: 'text', text: raw };
+}
+
+/** On a menu, "yes" is the first choice; elsewhere it is a plain yes. */
+function yesAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
+  const first = prompt.choices[0];
+  return first ? { type: 'choice', number: first.number } : { type: 'yes' };
+}
+
+/** On a menu, "no" is the choice that says no/deny/reject, else the last one. */
+function noAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
+  if (prompt.choices.length === 0) return { type: 'no' };
+  const negative = prompt.choices.find((c) => /^(no|deny|reject|don't|do not)\b/i.test(c.label));
+  const chosen = negative ?? prompt.choices[prompt.choices.length - 1]!;
+  return { type: 'choice', number: chosen.number };
+}
+
+export class ReplyError extends Error {
+  override name = 'ReplyError';
+}
+
+export function describeReply(action: ReplyAction, choices: readonly PromptChoice[] = []): string {
+  switch (action.type) {
+    case 'choice': {
+      const label = choices.find((c) => c.number === action.number)?.label;
+      return label ? `${action.number}. ${label}` : String(action.number);
+    }
+    case 'text':
+      return JSON.stringify(action.text.length > 60 ? action.text.slice(0, 59) + '…' : action.text);
+    default:
+      return action.type;
+  }
+}

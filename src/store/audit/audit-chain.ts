@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+
+/** The audit events of seed 004 §10.4, plus what agent-bridge adds. */
+export type AuditEventName =
+  | 'SESSION_START'
+  | 'SESSION_END'
+  | 'PROMPT_DETECTED'
+  | 'PROMPT_ROUTED'
+  | 'REPLY_RECEIVED'
+  | 'REPLY_INJECTED'
+  | 'REPLY_REJECTED'
+  | 'PROMPT_EXPIRED'
+  | 'PROMPT_CANCELED'
+  | 'PROMPT_RESOLVED_LOCALLY'
+  | 'PROMPT_FAILED'
+  | 'UNAUTHORIZED'
+  | 'HOOK_RECEIVED';
+
+export interface AuditEntry {
+  seq: number;
+  ts: string;
+  event: AuditEventName;
+  prev_hash: string;
+  hash: string;
+  [field: string]: unknown;
+}
+
+export const GENESIS = 'genesis';
+
+/** SHA-256 of the entry's JSON without its own `hash` field, keys in the order written. */
+export function hashEntry(entry: Omit<AuditEntry, 'hash'> & { hash?: string }): string {
+  const { hash: _ignored, ...rest } = entry;
+  return 'sha256:' + createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+}

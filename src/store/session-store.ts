@@ -1,0 +1,105 @@
+import { hostname } from 'node:os';
+import type { Clock } from '../core/clock.js';
+import type { Database } from './database.js';
+
+export type SessionStatus = 'active' | 'completed' | 'crashed' | 'terminated';
+
+export interface SessionRecord {
+  id: string;
+  agent: string;
+  cwd: string;
+  host: string;
+  pid: number | null;
+  ownerPid: number;
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+  status: SessionStatus;
+  agentSessionId: string | null;
+  recording: string | null;
+}
+
+interface Row {
+  id: string;
+  agent: string;
+  cwd: string;
+  host: string;
+  pid: number | null;
+  owner_pid: number;
+  started_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  status: SessionStatus;
+  agent_session_id: string | null;
+  recording: string | null;
+}
+
+const fromRow = (r: Row): SessionRecord => ({
+  id: r.id,
+  agent: r.agent,
+  cwd: r.cwd,
+  host: r.host,
+  pid: r.pid,
+  ownerPid: r.owner_pid,
+  startedAt: r.started_at,
+  endedAt: r.ended_at,
+  exitCode: r.exit_code,
+  status: r.status,
+  agentSessionId: r.agent_session_id,
+  recording: r.recording,
+});
+
+export class SessionStore {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  create(session: { id: string; agent: string; cwd: string; pid: number | null; recording: string | null }): SessionRecord {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, started_at, status, recording)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
+      )
+      .run(session.id, session.agent, session.cwd, hostname(), session.pid, process.pid, this.clock.now(), session.recording);
+    return this.get(session.id)!;
+  }
+
+  get(id: string): SessionRecord | null {
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  findByPrefix(prefix: string): SessionRecord[] {
+    const rows = this.db.prepare(`SELECT * FROM sessions WHERE id LIKE ? ORDER BY started_at DESC LIMIT 5`).all(`${prefix}%`) as Row[];
+    return rows.map(fromRow);
+  }
+
+  list(options: { all?: boolean } = {}): SessionRecord[] {
+    const sql = options.all
+      ? 'SELECT * FROM sessions ORDER BY started_at DESC LIMIT 200'
+      : "SELECT * FROM sessions WHERE status = 'active' ORDER BY started_at DESC";
+    return (this.db.prepare(sql).all() as Row[]).map(fromRow);
+  }
+
+  setAgentSessionId(id: string, agentSessionId: string): void {
+    this.db.prepare('UPDATE sessions SET agent_session_id = ? WHERE id = ?').run(agentSessionId, id);
+  }
+
+  end(id: string, status: Exclude<SessionStatus, 'active'>, exitCode: number | null): void {
+    this.db
+      .prepare("UPDATE sessions SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND status = 'active'")
+      .run(status, exitCode, this.clock.now(), id);
+  }
+
+  /**
+   * Sessions marked active whose agent-bridge process on this machine is gone (killed -9, power loss) become
+   * 'crashed'. Their pending prompts stay in the store, untouched. Returns the sessions it closed.
+   */
+  reapDead(isAlive: (pid: number) => boolean): SessionRecord[] {
+    const here = hostname();
+    const dead = this.list().filter((s) => s.host === here && !isAlive(s.ownerPid));
+    for (const session of dead) this.end(session.id, 'crashed', null);
+    return dead;
+  }
+}
