@@ -41,6 +41,34 @@ export function rawNodePty(script: string, cwd: string, cols = 80, rows = 24): P
   });
 }
 
+/**
+ * The least any Node relay can do: node-pty (Buffers) to process.stdout with backpressure, in its own
+ * process like agent-bridge. Plain CommonJS for `node -e`, so it starts without a TypeScript loader.
+ */
+const MINIMAL_RELAY = `
+const pty = require('node-pty');
+const child = pty.spawn('sh', ['-c', process.argv[1]], {
+  name: 'xterm-256color', cols: 80, rows: 24, cwd: process.cwd(), env: process.env, encoding: null,
+});
+child.onData((data) => {
+  if (!process.stdout.write(data)) {
+    child.pause();
+    process.stdout.once('drain', () => child.resume());
+  }
+});
+child.onExit(({ exitCode }) => { process.exitCode = exitCode; });
+`;
+
+/** The minimal relay, measured exactly like agent-bridge (spawn to exit, stdout a drained pipe). */
+export async function minimalRelay(script: string, root: string): Promise<Sample> {
+  // cwd = root so require('node-pty') resolves to the project's copy.
+  const run = await runTimed(process.execPath, ['-e', MINIMAL_RELAY, script], { cwd: root });
+  const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
+  const problem = exitProblem('minimal relay', run);
+  if (problem) sample.problem = problem;
+  return sample;
+}
+
 export interface AgentBridgeRun {
   root: string;
   /** AGENT_BRIDGE_HOME for the run: a temp folder, emptied after each run. */

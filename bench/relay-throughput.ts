@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { agentBridgeRelay, rawNodePty, type Sample } from './relay-runners.js';
+import { agentBridgeRelay, minimalRelay, rawNodePty, type Sample } from './relay-runners.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
 import { atLeast, formatBytes, formatMs, info, measurement, median, MiB } from './util.js';
 
@@ -26,6 +26,14 @@ interface Variant {
   run: (script: string) => Promise<Sample>;
 }
 
+/** The readers compared; `raw` is the baseline, `minimal` the floor any Node relay through a pipe pays. */
+interface Variants {
+  raw: Variant;
+  minimal: Variant;
+  noRecord: Variant;
+  record: Variant;
+}
+
 /** Bulk writes: `cat` of a file of N "a"s. Line-by-line writes: fold's 100-column lines. */
 function workloads(plainFile: string, size: number): Workload[] {
   const newlines = Math.ceil(size / 100) - 1; // fold adds no newline after the last line
@@ -39,18 +47,19 @@ function workloads(plainFile: string, size: number): Workload[] {
   ];
 }
 
-function variants(ctx: BenchContext, home: string): Variant[] {
-  return [
-    { name: 'raw node-pty', run: (script) => rawNodePty(script, ctx.root) },
-    {
+function variants(ctx: BenchContext, home: string): Variants {
+  return {
+    raw: { name: 'raw node-pty', run: (script) => rawNodePty(script, ctx.root) },
+    minimal: { name: 'minimal relay', run: (script) => minimalRelay(script, ctx.root) },
+    noRecord: {
       name: 'agent-bridge --no-record',
       run: (script) => agentBridgeRelay(script, { root: ctx.root, home, record: false }),
     },
-    {
+    record: {
       name: 'agent-bridge (recording)',
       run: (script) => agentBridgeRelay(script, { root: ctx.root, home, record: true }),
     },
-  ];
+  };
 }
 
 async function writePlainFile(file: string, size: number): Promise<void> {
@@ -83,59 +92,84 @@ function check(sample: Sample, variant: string, workload: Workload, rep: number,
   }
 }
 
-/** agent-bridge's fixed cost: an empty command (`sh -c true`) through each reader, interleaved. */
-async function measureStartup(ctx: BenchContext, all: Variant[], result: Result) {
-  const reps = ctx.quick ? STARTUP_REPETITIONS.quick : STARTUP_REPETITIONS.full;
-  const [raw, noRecord] = [all[0]!, all[1]!];
-  const times: Record<string, number[]> = { [raw.name]: [], [noRecord.name]: [] };
+/** Runs `list` `reps` times, interleaved and rotated so no reader always runs first; times per variant. */
+async function interleaved(
+  list: Variant[],
+  reps: number,
+  each: (variant: Variant, rep: number) => Promise<number>,
+  rotateBy = 0,
+): Promise<Map<Variant, number[]>> {
+  const times = new Map<Variant, number[]>(list.map((v) => [v, []]));
   for (let rep = 0; rep < reps; rep++) {
-    for (const variant of rep % 2 === 0 ? [raw, noRecord] : [noRecord, raw]) {
-      const sample = await variant.run('true');
-      if (sample.problem) result.problems.push(`start-up, ${variant.name}: ${sample.problem}`);
-      times[variant.name]!.push(sample.ms);
-    }
+    const order = list.map((_, i) => list[(i + rep + rotateBy) % list.length]!);
+    for (const variant of order) times.get(variant)!.push(await each(variant, rep));
   }
-  const rawMs = median(times[raw.name]!);
-  const abMs = median(times[noRecord.name]!);
-  result.measurements.push(
-    measurement(`empty command: ${raw.name}`, times[raw.name]!),
-    measurement(`empty command: ${noRecord.name}`, times[noRecord.name]!),
-  );
-  const fixedMs = Math.max(0, abMs - rawMs);
+  return times;
+}
+
+/** The fixed cost of a relay process: an empty command (`true`) through each reader. */
+async function measureStartup(ctx: BenchContext, all: Variants, result: Result): Promise<number> {
+  const reps = ctx.quick ? STARTUP_REPETITIONS.quick : STARTUP_REPETITIONS.full;
+  const times = await interleaved([all.raw, all.minimal, all.noRecord], reps, async (variant) => {
+    const sample = await variant.run('true');
+    if (sample.problem) result.problems.push(`start-up, ${variant.name}: ${sample.problem}`);
+    return sample.ms;
+  });
+  for (const [variant, samples] of times) {
+    result.measurements.push(measurement(`empty command: ${variant.name}`, samples));
+  }
+  const fixedMs = Math.max(0, median(times.get(all.noRecord)!) - median(times.get(all.raw)!));
+  const minimalMs = Math.max(0, median(times.get(all.minimal)!) - median(times.get(all.raw)!));
   result.params.fixedStartupMs = Math.round(fixedMs);
-  ctx.log(`  fixed start-up cost of agent-bridge run: ${formatMs(fixedMs)}`);
+  result.params.minimalRelayStartupMs = Math.round(minimalMs);
+  ctx.log(
+    `  fixed start-up cost: agent-bridge run ${formatMs(fixedMs)}, minimal relay ${formatMs(minimalMs)}`,
+  );
   return fixedMs;
 }
 
-async function measureWorkloads(ctx: BenchContext, all: Variant[], loads: Workload[], result: Result) {
-  const times = new Map<string, number[]>();
+type Times = Map<string, Map<Variant, number[]>>;
+
+async function measureWorkloads(ctx: BenchContext, all: Variants, loads: Workload[], result: Result) {
+  const times: Times = new Map();
+  const list = [all.raw, all.minimal, all.noRecord, all.record];
+  for (const workload of loads) times.set(workload.name, new Map(list.map((v) => [v, []])));
   for (let rep = 0; rep < REPETITIONS; rep++) {
     for (const workload of loads) {
-      // Rotate the order each repetition so no reader always runs first (or right after a cache warm-up).
-      const order = all.map((_, i) => all[(i + rep) % all.length]!);
-      for (const variant of order) {
+      const runOne = async (variant: Variant) => {
         const sample = await variant.run(workload.script);
         check(sample, variant.name, workload, rep, result);
-        const key = `${workload.name}: ${variant.name}`;
-        times.set(key, [...(times.get(key) ?? []), sample.ms]);
         const mbs = workload.expected / 1e6 / (sample.ms / 1000);
-        ctx.log(`  #${rep + 1} ${key.padEnd(36)} ${formatMs(sample.ms).padStart(9)}  ${mbs.toFixed(1)} MB/s`);
-      }
+        const label = `${workload.name}: ${variant.name}`.padEnd(36);
+        ctx.log(`  #${rep + 1} ${label} ${formatMs(sample.ms).padStart(9)}  ${mbs.toFixed(1)} MB/s`);
+        return sample.ms;
+      };
+      // One round per repetition, rotated by the repetition so no reader always runs first.
+      const perWorkload = await interleaved(list, 1, runOne, rep);
+      for (const [variant, [ms]] of perWorkload) times.get(workload.name)!.get(variant)!.push(ms!);
     }
   }
   return times;
 }
 
-function ratios(loads: Workload[], all: Variant[], times: Map<string, number[]>, fixedMs: number): Ratio[] {
+function ratios(loads: Workload[], all: Variants, times: Times, fixedMs: number): Ratio[] {
   const out: Ratio[] = [];
   for (const workload of loads) {
-    const ms = (variant: Variant) => median(times.get(`${workload.name}: ${variant.name}`) ?? []);
-    const [raw, noRecord, record] = all.map(ms) as [number, number, number];
+    const ms = (variant: Variant) => median(times.get(workload.name)?.get(variant) ?? []);
+    const [raw, minimal, noRecord, record] = [all.raw, all.minimal, all.noRecord, all.record].map(ms) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const name = workload.name;
     out.push(
-      atLeast(`${workload.name}: --no-record vs raw node-pty (throughput)`, raw / noRecord, TARGET),
-      info(`${workload.name}: recording vs raw node-pty (throughput)`, raw / record),
-      info(`${workload.name}: recording vs --no-record (throughput)`, noRecord / record),
-      info(`${workload.name}: --no-record vs raw, start-up excluded`, raw / Math.max(1, noRecord - fixedMs)),
+      atLeast(`${name}: --no-record vs raw node-pty (throughput)`, raw / noRecord, TARGET),
+      info(`${name}: recording vs raw node-pty`, raw / record),
+      info(`${name}: recording vs --no-record`, noRecord / record),
+      info(`${name}: --no-record vs raw, start-up excluded`, raw / Math.max(1, noRecord - fixedMs)),
+      info(`${name}: minimal relay vs raw node-pty`, raw / minimal),
+      info(`${name}: --no-record vs minimal relay`, minimal / noRecord),
     );
   }
   return out;
@@ -159,14 +193,15 @@ async function run(ctx: BenchContext): Promise<Result> {
     await writePlainFile(path.join(tmp, 'warmup.txt'), WARMUP_BYTES);
     const all = variants(ctx, home);
     ctx.log(`  ${formatBytes(size)} per run; warming up`);
-    for (const variant of all) await variant.run(`cat '${path.join(tmp, 'warmup.txt')}'`);
+    for (const variant of Object.values(all)) await variant.run(`cat '${path.join(tmp, 'warmup.txt')}'`);
     const fixedMs = await measureStartup(ctx, all, result);
     const loads = workloads(path.join(tmp, 'plain.txt'), size);
     const times = await measureWorkloads(ctx, all, loads, result);
     for (const workload of loads) {
-      for (const variant of all) {
-        const key = `${workload.name}: ${variant.name}`;
-        result.measurements.push(measurement(key, times.get(key) ?? [], workload.expected));
+      for (const [variant, samples] of times.get(workload.name)!) {
+        result.measurements.push(
+          measurement(`${workload.name}: ${variant.name}`, samples, workload.expected),
+        );
       }
     }
     result.ratios = ratios(loads, all, times, fixedMs);

@@ -1,3 +1,5 @@
+import type { DetectedPrompt } from './prompt.js';
+
 /**
  * The one event stream every driver produces and every channel consumes (DESIGN.md "One event stream").
  * Plain data only: events cross process and network boundaries.
@@ -33,14 +35,9 @@ export type AgentEvent =
   | { type: 'output'; data: Uint8Array }
   | { type: 'message'; text: string; source: 'protocol' | 'hook' | 'screen' }
   | { type: 'activity'; text: string; tool?: string; phase: 'start' | 'end' | 'progress' }
-  | {
-      type: 'prompt';
-      kind: PromptKind;
-      confidence: Confidence;
-      excerpt: string;
-      choices: PromptChoice[];
-      safeDefault: string;
-    }
+  /** The agent waits for a person. Raised once per prompt; `prompt_gone` when it left the screen unanswered by us. */
+  | { type: 'prompt'; prompt: DetectedPrompt }
+  | { type: 'prompt_gone'; key: string }
   | { type: 'status'; state?: 'busy' | 'idle' | 'starting'; title?: string }
   | { type: 'exit'; exit: ExitInfo };
 

@@ -14,6 +14,8 @@ const CONFIRM_ENTER = /press (?:enter|return|any key)|\[press enter\]|hit (?:ent
 const MENU_QUESTION = /(?:enter (?:your )?choice|select(?: an)? option|choose|pick|which|selection|#\?)\s*(?:\[[^\]]*\])?\s*[:?>]?\s*$/i;
 const FREE_TEXT = /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
 const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
+/** How far above a menu its question may be (dialogs put a reason or a command in between). */
+const QUESTION_REACH = 14;
 const BOX_TOP = /^\s*[╭┌]|^[\s─━]{20,}$/;
 
 /** The first row of a dialog's context: just below the nearest rule or box top above `row` (at most `max` up). */
@@ -91,7 +93,7 @@ export function detectQuestionMenu(screen: ScreenView, options: QuestionMenuOpti
   const menu = findMenu(screen.lines);
   if (!menu) return null;
   let questionRow = -1;
-  for (let row = menu.firstRow - 1; row >= Math.max(0, menu.firstRow - 4); row--) {
+  for (let row = menu.firstRow - 1; row >= Math.max(0, menu.firstRow - QUESTION_REACH); row--) {
     if (options.question.test(screen.lines[row]!)) {
       questionRow = row;
       break;
@@ -99,15 +101,18 @@ export function detectQuestionMenu(screen: ScreenView, options: QuestionMenuOpti
   }
   if (questionRow < 0) return null;
   const start = contextStartAbove(screen.lines, questionRow, options.contextStart ?? BOX_TOP, 30);
-  const context = dedent(screen.lines.slice(start, questionRow));
+  // Context may sit above the question (Claude: the command) or between it and the menu (Codex: the reason).
+  const above = dedent(screen.lines.slice(start, questionRow));
+  const below = dedent(screen.lines.slice(questionRow + 1, menu.firstRow));
+  const context = [above, below].filter(Boolean).join('\n');
   const question = unbox(screen.lines[questionRow]!).trim();
-  const detail = redactSecrets([context, question].filter(Boolean).join('\n\n'));
+  const detail = redactSecrets([above, question, below].filter(Boolean).join('\n\n'));
   const summary = context.split('\n').filter((l) => l.trim()).slice(0, 3).join(' · ');
   const allow = options.allowForSession ? menu.choices.find((c) => options.allowForSession!.test(c.label)) : undefined;
   const prompt: DetectedPrompt = {
     kind: options.kind,
     confidence: 'high',
-    excerpt: truncateExcerpt(redactSecrets(summary ? `${summary} — ${question}` : question)),
+    excerpt: truncateExcerpt(redactSecrets(summary ? `${question} — ${summary}` : question)),
     detail,
     choices: menu.choices,
     safeDefault: options.safeDefault ? options.safeDefault(menu) : null,

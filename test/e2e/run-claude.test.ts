@@ -80,7 +80,9 @@ function waitForClaude(tmux: TmuxSession, condition: ScreenCondition, descriptio
 /** Types into Claude's input box, waits until the text shows there, then presses Enter on its own. */
 async function submit(tmux: TmuxSession, text: string): Promise<void> {
   await tmux.type(text);
-  await waitForClaude(tmux, `❯ ${text}`, `"${text}" in the input box`);
+  // Claude draws a no-break space after its ❯; \s matches it.
+  const inBox = new RegExp(`❯\\s${text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`);
+  await waitForClaude(tmux, inBox, `"${text}" in the input box`);
   await tmux.press('Enter');
 }
 
@@ -105,6 +107,7 @@ async function recordedOutput(dataDir: string): Promise<string> {
   const files = (await readdir(dir)).filter((name) => name.endsWith('.cast'));
   expect(files).toHaveLength(1);
   const lines = (await readFile(join(dir, files[0] as string), 'utf8')).trimEnd().split('\n').slice(1);
+  require('node:fs').writeFileSync('/tmp/rec-debug.txt', lines.join('\n'));
   return lines
     .map((line) => JSON.parse(line) as [number, string, string])
     .filter(([, kind]) => kind === 'o')

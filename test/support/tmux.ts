@@ -233,6 +233,7 @@ export class TmuxSession {
     await this.tmux(['kill-server']).catch(() => {});
     // tmux 3.3 leaves the socket file behind.
     if (socketPath) await rm(socketPath, { force: true });
-    if (pid > 0) await pollUntil(() => !processAlive(pid), `pane process ${pid} to exit`, 5_000).catch(() => {});
+    if (pid > 0)
+      await pollUntil(() => !processAlive(pid), `pane process ${pid} to exit`, 5_000).catch(() => {});
   }
 }

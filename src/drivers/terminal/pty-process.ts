@@ -90,6 +90,11 @@ export class PtyProcess {
     return new PtyProcess(pty, options);
   }
 
+  /** The terminal device the child sees, e.g. /dev/pts/3 ('' where unknown). */
+  get ttyPath(): string {
+    return (this.pty as IPty & { ptsName?: string }).ptsName ?? '';
+  }
+
   get size(): { cols: number; rows: number } {
     return { cols: this.cols, rows: this.rows };
   }

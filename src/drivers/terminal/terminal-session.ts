@@ -1,6 +1,11 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentEvent, AgentEventListener, ExitInfo } from '../../core/events.js';
+import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
+import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
+import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
+import { isBlockedOnTtyRead } from './detector/tty-blocked.js';
+import { replyKeys } from './reply-keys.js';
 import { InputGate } from './input-gate.js';
 import { encodeTextInput } from './input.js';
 import { PtyProcess, type PtySpawnOptions } from './pty-process.js';
@@ -14,6 +19,10 @@ export interface TerminalSessionOptions extends PtySpawnOptions {
   /** Start-up questions answered automatically (folder trust); empty to answer none. */
   startupPrompts?: StartupPromptRule[];
   autoAcceptStartup?: boolean;
+  /** The agent's screen vocabulary; prompts are detected when given. */
+  vocabulary?: ScreenVocabulary;
+  /** Silence before an unrecognised screen becomes a low-confidence prompt (default 2 s). */
+  stallMs?: number;
 }
 
 /**
@@ -25,6 +34,8 @@ export class TerminalSession {
   readonly gate: InputGate;
   private readonly listeners: AgentEventListener[] = [];
   private readonly clock: Clock;
+  private readonly detector: PromptDetector | null;
+  private readonly menuKeys: ScreenVocabulary['menuKeys'];
   private lastTitle = '';
 
   private constructor(
@@ -50,13 +61,20 @@ export class TerminalSession {
               }),
           )
         : null;
+    this.menuKeys = options.vocabulary?.menuKeys ?? 'digit-enter';
+    this.detector = options.vocabulary ? this.createDetector(options) : null;
     pty.onData((chunk) => {
       this.emit({ type: 'output', data: chunk });
       this.screen.feed(chunk);
+      this.detector?.onOutput();
     });
     this.screen.onSettled(() => {
       this.reportTitle();
       responder?.check();
+      if (this.detector) {
+        const { lines, cursor, title } = this.screen.snapshot();
+        this.detector.onSettled({ lines, cursor, title });
+      }
     });
     pty.onExit((exit) => this.emit({ type: 'exit', exit }));
   }
@@ -107,6 +125,24 @@ export class TerminalSession {
     });
   }
 
+  /**
+   * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
+   * ignore the echo. Returns the keys typed (empty for `cancel`).
+   */
+  async answer(prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>, action: ReplyAction): Promise<string> {
+    await this.screen.catchUp();
+    const keys = replyKeys(action, prompt, this.menuKeys, this.screen.snapshot().bracketedPaste);
+    if (keys === null) throw new Error('this prompt has no safe default to apply');
+    await this.gate.exclusive(async () => {
+      for (const [i, key] of keys.entries()) {
+        if (i > 0) await this.clock.sleep(SUBMIT_GAP_MS);
+        await this.pty.write(key);
+      }
+      this.detector?.answered(prompt.key);
+    });
+    return keys.join('');
+  }
+
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
   sendKeys(keys: string): Promise<void> {
     return this.gate.exclusive(() => this.pty.write(keys));
@@ -127,9 +163,27 @@ export class TerminalSession {
   }
 
   async stop(): Promise<ExitInfo> {
+    this.detector?.dispose();
     const exit = await this.pty.stop();
     this.screen.dispose();
     return exit;
+  }
+
+  private createDetector(options: TerminalSessionOptions): PromptDetector {
+    const ttyPath = this.pty.ttyPath;
+    const detectorOptions = {
+      vocabulary: options.vocabulary!,
+      clock: this.clock,
+      ttyBlocked: () => isBlockedOnTtyRead(this.pty.pid, ttyPath),
+      ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+    };
+    return new PromptDetector(detectorOptions, (signal) => this.onDetectorSignal(signal));
+  }
+
+  private onDetectorSignal(signal: DetectorSignal): void {
+    if (signal.type === 'idle') this.emit({ type: 'status', state: signal.idle ? 'idle' : 'busy' });
+    else if (signal.type === 'prompt') this.emit({ type: 'prompt', prompt: signal.prompt });
+    else this.emit({ type: 'prompt_gone', key: signal.key });
   }
 
   private reportTitle(): void {

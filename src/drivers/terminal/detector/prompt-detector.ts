@@ -1,0 +1,141 @@
+import type { Clock, TimerHandle } from '../../../core/clock.js';
+import type { DetectedPrompt } from '../../../core/prompt.js';
+import { truncateExcerpt } from '../../../core/prompt.js';
+import { detectGenericPrompt } from '../../../core/prompt-patterns.js';
+import { redactSecrets } from '../../../core/redact.js';
+import type { ScreenVocabulary, ScreenView } from '../../../core/screen-vocabulary.js';
+import { lastContentRow, unbox } from '../../../core/screen-text.js';
+
+/** Silence that makes an unrecognised last line a low-confidence prompt (seed 004 §5.3). */
+export const STALL_MS = 2_000;
+/** Quiet time before asking the kernel whether the child blocks reading the terminal. */
+export const TTY_PROBE_MS = 300;
+/** After an injection the screen still shows the old prompt and the echo: ignore it this long. */
+export const ECHO_SUPPRESSION_MS = 150;
+
+export type DetectorSignal =
+  | { type: 'prompt'; prompt: DetectedPrompt }
+  | { type: 'prompt_gone'; key: string }
+  | { type: 'idle'; idle: boolean };
+
+export interface DetectorOptions {
+  vocabulary: ScreenVocabulary;
+  clock: Clock;
+  /** Medium-confidence signal: is the child blocked reading its terminal? */
+  ttyBlocked?: () => boolean;
+  stallMs?: number;
+}
+
+/**
+ * The tri-signal detector (seed 004 §5) on the rendered screen. It runs when output pauses, so its cost
+ * follows the output's pauses, not its volume. Each prompt is raised once; when it leaves the screen the
+ * detector says so (someone answered it at the terminal).
+ */
+export class PromptDetector {
+  private current: DetectedPrompt | null = null;
+  private answeredKey: string | null = null;
+  private suppressUntil = 0;
+  private idle: boolean | null = null;
+  private lastScreen: ScreenView | null = null;
+  private timers: TimerHandle[] = [];
+  private readonly stallMs: number;
+
+  constructor(
+    private readonly options: DetectorOptions,
+    private readonly emit: (signal: DetectorSignal) => void,
+  ) {
+    this.stallMs = options.stallMs ?? STALL_MS;
+  }
+
+  /** New output arrived: pending silence checks no longer hold, and a guessed prompt is over. */
+  onOutput(): void {
+    if (this.timers.length > 0) this.cancelTimers();
+    if (this.current && (this.current.confidence === 'low' || this.current.confidence === 'medium')) this.clear();
+  }
+
+  /** The screen caught up with paused output. */
+  onSettled(screen: ScreenView): void {
+    this.lastScreen = screen;
+    this.cancelTimers();
+    const now = this.options.clock.now();
+    if (now < this.suppressUntil) {
+      this.later(this.suppressUntil - now, () => this.lastScreen && this.onSettled(this.lastScreen));
+      return;
+    }
+    const vocabulary = this.options.vocabulary;
+    const idle = vocabulary.isIdle?.(screen) ?? false;
+    const found = vocabulary.detect?.(screen) ?? (idle ? null : detectGenericPrompt(screen));
+    this.reportIdle(idle && !found);
+    if (found) return this.raise(found);
+    if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium') this.clear();
+    if (!idle) this.armSilenceChecks(screen);
+  }
+
+  /** An answer was typed: ignore the echo, and do not raise the same prompt again while it is still drawn. */
+  answered(key: string): void {
+    this.answeredKey = key;
+    this.suppressUntil = this.options.clock.now() + ECHO_SUPPRESSION_MS;
+    if (this.current?.key === key) this.current = null;
+  }
+
+  dispose(): void {
+    this.cancelTimers();
+  }
+
+  private raise(found: DetectedPrompt): void {
+    if (found.key === this.current?.key) return;
+    if (found.key === this.answeredKey) return;
+    this.answeredKey = null;
+    if (this.current) this.emit({ type: 'prompt_gone', key: this.current.key });
+    this.current = found;
+    this.emit({ type: 'prompt', prompt: found });
+  }
+
+  private clear(): void {
+    this.answeredKey = null;
+    if (!this.current) return;
+    const key = this.current.key;
+    this.current = null;
+    this.emit({ type: 'prompt_gone', key });
+  }
+
+  private reportIdle(idle: boolean): void {
+    if (idle === this.idle) return;
+    this.idle = idle;
+    this.emit({ type: 'idle', idle });
+  }
+
+  private armSilenceChecks(screen: ScreenView): void {
+    const probe = this.options.ttyBlocked;
+    if (probe) this.later(TTY_PROBE_MS, () => probe() && this.raiseUnknown(screen, 'medium'));
+    this.later(this.stallMs, () => this.raiseUnknown(screen, 'low'));
+  }
+
+  /** Medium or low confidence: the kind is unknown, so a person is asked what to do (ambiguity protocol). */
+  private raiseUnknown(screen: ScreenView, confidence: 'medium' | 'low'): void {
+    if (this.current) return;
+    const bottom = lastContentRow(screen.lines);
+    if (bottom < 0) return;
+    const tail = screen.lines.slice(Math.max(0, bottom - 5), bottom + 1).map(unbox).join('\n').trim();
+    if (!tail) return;
+    const text = redactSecrets(tail);
+    this.raise({
+      kind: 'unknown',
+      confidence,
+      excerpt: truncateExcerpt(text),
+      detail: text,
+      choices: [],
+      safeDefault: null,
+      key: `unknown|${text}`,
+    });
+  }
+
+  private later(ms: number, fn: () => void): void {
+    this.timers.push(this.options.clock.after(ms, fn));
+  }
+
+  private cancelTimers(): void {
+    for (const timer of this.timers) timer.cancel();
+    this.timers = [];
+  }
+}

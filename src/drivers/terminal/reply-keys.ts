@@ -1,0 +1,35 @@
+import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
+import { encodeTextInput } from './input.js';
+
+/**
+ * The keys that give `action` to a terminal program, as separate writes (TUIs mishandle keys that arrive in
+ * one write, agent-facts). Menus take a digit (at once, or then Enter, per the agent's vocabulary); y/n and
+ * free text end with Enter. `cancel` types nothing. Null when the action cannot apply (no safe default).
+ */
+export function replyKeys(
+  action: ReplyAction,
+  prompt: Pick<DetectedPrompt, 'safeDefault'>,
+  menuKeys: 'digit' | 'digit-enter',
+  bracketedPaste: boolean,
+): string[] | null {
+  switch (action.type) {
+    case 'choice':
+      return menuKeys === 'digit' && action.number < 10 ? [String(action.number)] : [String(action.number), '\r'];
+    case 'yes':
+      return ['y\r'];
+    case 'no':
+      return ['n\r'];
+    case 'enter':
+      return ['\r'];
+    case 'escape':
+      return ['\x1b'];
+    case 'text': {
+      const { body, submit } = encodeTextInput(action.text, { bracketedPaste, submit: true });
+      return body ? [body, submit] : [submit];
+    }
+    case 'default':
+      return prompt.safeDefault ? replyKeys(prompt.safeDefault, prompt, menuKeys, bracketedPaste) : null;
+    case 'cancel':
+      return [];
+  }
+}

@@ -1,0 +1,91 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { agents } from '../../src/agents/registry.js';
+import { parseReply, type DetectedPrompt, type ReplyAction } from '../../src/core/prompt.js';
+import { lastContentRow } from '../../src/core/screen-text.js';
+import { PromptDetector, type DetectorSignal } from '../../src/drivers/terminal/detector/prompt-detector.js';
+import { replyKeys } from '../../src/drivers/terminal/reply-keys.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+interface Expected {
+  prompt: null | {
+    kind: string;
+    choices: string[];
+    descriptions?: Record<string, string>;
+    safeDefault: ReplyAction | null;
+    allowForSessionChoice?: number;
+    excerptIncludes?: string[];
+    detailIncludes?: string[];
+  };
+  idle: boolean;
+  cursor?: { x: number; y: number };
+  replies?: Record<string, string>;
+}
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
+
+function cases(agent: string): string[] {
+  const dir = path.join(root, agent);
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** Runs the real detector once on a settled screen and returns what it raised. */
+function detect(agent: keyof typeof agents, lines: string[], cursor?: { x: number; y: number }) {
+  const signals: DetectorSignal[] = [];
+  const detector = new PromptDetector({ vocabulary: agents[agent].screens, clock: new FakeClock() }, (s) => signals.push(s));
+  const row = lastContentRow(lines);
+  detector.onSettled({ lines, cursor: cursor ?? { x: (lines[row] ?? '').trimEnd().length, y: row }, title: '' });
+  detector.dispose();
+  const prompt = signals.find((s) => s.type === 'prompt');
+  const idle = signals.find((s) => s.type === 'idle');
+  return {
+    prompt: prompt?.type === 'prompt' ? prompt.prompt : null,
+    idle: idle?.type === 'idle' ? idle.idle : false,
+  };
+}
+
+describe('golden screens', () => {
+  it('has cases for every agent that reads its own prompts from the screen', () => {
+    const withVocabulary = Object.values(agents).filter((spec) => spec.screens.detect);
+    for (const spec of withVocabulary) expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
+  });
+
+  for (const agent of readdirSync(root).sort()) {
+    describe(agent, () => {
+      for (const name of cases(agent)) {
+        it(name, () => {
+          const dir = path.join(root, agent, name);
+          const lines = readFileSync(path.join(dir, 'screen.txt'), 'utf8').split('\n');
+          const expected = JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Expected;
+          const id = agent as keyof typeof agents;
+          const result = detect(id, lines, expected.cursor);
+          expect(result.idle).toBe(expected.idle);
+          if (expected.prompt === null) {
+            expect(result.prompt, JSON.stringify(result.prompt)).toBeNull();
+            return;
+          }
+          const prompt = result.prompt as DetectedPrompt;
+          expect(prompt).not.toBeNull();
+          expect(prompt.kind).toBe(expected.prompt.kind);
+          expect(prompt.confidence).toBe('high');
+          expect(prompt.choices.map((c) => c.label)).toEqual(expected.prompt.choices);
+          expect(prompt.choices.map((c) => c.number)).toEqual(expected.prompt.choices.map((_, i) => i + 1));
+          for (const [n, description] of Object.entries(expected.prompt.descriptions ?? {})) {
+            expect(prompt.choices[Number(n) - 1]?.description).toBe(description);
+          }
+          expect(prompt.safeDefault).toEqual(expected.prompt.safeDefault);
+          expect(prompt.allowForSessionChoice).toBe(expected.prompt.allowForSessionChoice);
+          expect(prompt.excerpt.length).toBeLessThanOrEqual(200);
+          for (const text of expected.prompt.excerptIncludes ?? []) expect(prompt.excerpt).toContain(text);
+          for (const text of expected.prompt.detailIncludes ?? []) expect(prompt.detail).toContain(text);
+          for (const [reply, keys] of Object.entries(expected.replies ?? {})) {
+            const typed = replyKeys(parseReply(reply, prompt), prompt, agents[id].screens.menuKeys, true);
+            expect(typed?.join(''), `reply "${reply}"`).toBe(keys);
+          }
+        });
+      }
+    });
+  }
+});
