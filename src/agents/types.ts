@@ -52,6 +52,8 @@ export interface AgentSpec {
   startupPrompts: StartupPromptRule[];
   /** How the agent asks on screen, and how its menus take keys (terminal driver). */
   screens: ScreenVocabulary;
+  /** Structured signals from the agent's own hooks, when it has them (Claude Code: `--settings <file>`). */
+  hooks?: { protocol: 'claude-code'; args: (settingsFile: string) => string[] };
   /** Drivers this agent can run under. */
   drivers: Array<'terminal' | 'structured'>;
 }

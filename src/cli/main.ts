@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { describeError, exitCodeFor } from './errors.js';
 
@@ -27,41 +27,7 @@ export function buildProgram(): Command {
       examples('agent-bridge run shell', 'agent-bridge run claude -- --model sonnet', 'agent-bridge agents'),
     );
 
-  program
-    .command('run')
-    .description(
-      'run an agent in this terminal, exactly as you would, with agent-bridge watching and recording',
-    )
-    .argument('<agent>', 'claude, codex, gemini, copilot, cursor-agent, aider, shell or custom')
-    .argument('[args...]', 'arguments for the agent, after --')
-    .option('-C, --cwd <dir>', 'folder to run the agent in (default: the current folder)')
-    .option('--skip-permissions', 'start the agent with its own skip-permissions flag (dangerous)')
-    .option('--resume [id]', 'resume a conversation: the given id, or the most recent one')
-    .option('--continue', 'continue the most recent conversation (same as --resume without an id)')
-    .option('--no-auto-trust', "do not accept the agent's folder-trust question automatically")
-    .option('--no-record', 'do not write an asciicast recording of the session')
-    .addOption(
-      new Option('--cols <n>', 'terminal width when stdin is not a terminal')
-        .argParser(positiveInt)
-        .default(80),
-    )
-    .addOption(
-      new Option('--rows <n>', 'terminal height when stdin is not a terminal')
-        .argParser(positiveInt)
-        .default(24),
-    )
-    .addHelpText(
-      'after',
-      examples(
-        'agent-bridge run shell',
-        'agent-bridge run claude --continue',
-        'agent-bridge run custom -- python3 -i',
-      ),
-    )
-    .action(async (agent: string, args: string[], options) => {
-      const { runCommand } = await import('./commands/run.js');
-      process.exitCode = await runCommand(agent, args, options);
-    });
+  addRunCommand(program);
 
   program
     .command('agents')
@@ -89,13 +55,142 @@ export function buildProgram(): Command {
       recordingsCommand(options);
     });
 
+  addApprovalCommands(program);
   return program;
+}
+
+function addRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'run an agent in this terminal, exactly as you would, with agent-bridge watching and recording',
+    )
+    .argument('<agent>', 'claude, codex, gemini, copilot, cursor-agent, aider, shell or custom')
+    .argument('[args...]', 'arguments for the agent, after --')
+    .option('-C, --cwd <dir>', 'folder to run the agent in (default: the current folder)')
+    .option('--skip-permissions', 'start the agent with its own skip-permissions flag (dangerous)')
+    .option('--resume [id]', 'resume a conversation: the given id, or the most recent one')
+    .option('--continue', 'continue the most recent conversation (same as --resume without an id)')
+    .option('--no-auto-trust', "do not accept the agent's folder-trust question automatically")
+    .option('--no-record', 'do not write an asciicast recording of the session')
+    .option('--no-hooks', 'Claude Code: detect prompts from the screen only, without its hooks')
+    .option(
+      '--approve-from <channel>',
+      'also accept answers to prompts from this channel (repeatable); this terminal and `agent-bridge approvals` always can',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addOption(
+      new Option('--cols <n>', 'terminal width when stdin is not a terminal')
+        .argParser(positiveInt)
+        .default(80),
+    )
+    .addOption(
+      new Option('--rows <n>', 'terminal height when stdin is not a terminal')
+        .argParser(positiveInt)
+        .default(24),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge run shell',
+        'agent-bridge run claude --continue',
+        'agent-bridge run custom -- python3 -i',
+      ),
+    )
+    .action(async (agent: string, args: string[], options) => {
+      const { runCommand } = await import('./commands/run.js');
+      process.exitCode = await runCommand(agent, args, options);
+    });
+}
+
+function addApprovalCommands(program: Command): void {
+  program
+    .command('status')
+    .description('show running agent sessions and what each waits for (--all: past sessions too)')
+    .option('--all', 'include sessions that ended')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText('after', examples('agent-bridge status', 'agent-bridge status --all --json'))
+    .action(async (options: { all?: boolean; json?: boolean }) => {
+      const { statusCommand } = await import('./commands/status.js');
+      statusCommand(options);
+    });
+
+  const approvals = program
+    .command('approvals')
+    .description('list the prompts waiting for a person, across all sessions')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge approvals',
+        'agent-bridge approvals answer 3f2a 1',
+        'agent-bridge approvals answer 3f2a no',
+      ),
+    )
+    .action(async (options: { json?: boolean }) => {
+      const { approvalsCommand } = await import('./commands/approvals.js');
+      approvalsCommand(options);
+    });
+  approvals
+    .command('answer')
+    .description(
+      'answer a waiting prompt: a choice number as the agent shows it, y/yes, n/no, session, enter, default, cancel, or text',
+    )
+    .argument('<id>', 'the prompt id (or its first characters) from agent-bridge approvals')
+    .argument('<answer...>', 'the answer; several words are joined into one text')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge approvals answer 3f2a 1',
+        'agent-bridge approvals answer 3f2a deny',
+        'agent-bridge approvals answer 9c1e "use the staging database"',
+      ),
+    )
+    .action(async (id: string, answer: string[], options: { json?: boolean }) => {
+      const { answerCommand } = await import('./commands/approvals.js');
+      process.exitCode = answerCommand(id, answer.join(' '), options);
+    });
+
+  program
+    .command('logs')
+    .description('show the audit log (who was asked what, who answered, what was typed); --tail follows it')
+    .option('-n, --lines <n>', 'how many recent entries to show', (v) => positiveIntOrZero(v), 20)
+    .option('--tail', 'keep printing new entries as they are written')
+    .option('--json', 'print the raw JSON lines')
+    .addHelpText(
+      'after',
+      examples('agent-bridge logs', 'agent-bridge logs --tail', 'agent-bridge logs -n 100 --json'),
+    )
+    .action(async (options: { lines: number; tail?: boolean; json?: boolean }) => {
+      const { logsCommand } = await import('./commands/logs.js');
+      await logsCommand(options);
+    });
+
+  program
+    .command('audit')
+    .description('check the audit log')
+    .command('verify')
+    .description('recompute the hash chain of the audit log; exits 1 at the first broken line')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText('after', examples('agent-bridge audit verify'))
+    .action(async (options: { json?: boolean }) => {
+      const { auditVerifyCommand } = await import('./commands/audit.js');
+      process.exitCode = await auditVerifyCommand(options);
+    });
+}
+
+function positiveIntOrZero(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number');
+  return parsed;
 }
 
 function positiveInt(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1)
-    throw new CommanderError(2, 'bad-number', `not a positive whole number: ${value}`);
+    throw new InvalidArgumentError('expected a whole number of 1 or more');
   return parsed;
 }
 

@@ -9,10 +9,14 @@ import type { ScreenView } from './screen-vocabulary.js';
  * Prompt patterns any terminal program may show (seed 004 §5.1), read from the rendered screen near the
  * cursor: yes/no, press-enter, numbered menus, free text. High confidence when they match.
  */
-const YES_NO = /\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?\s*$/i;
-const CONFIRM_ENTER = /press (?:enter|return|any key)|\[press enter\]|hit (?:enter|return)|-- ?more ?--|\(END\)$/i;
-const MENU_QUESTION = /(?:enter (?:your )?choice|select(?: an)? option|choose|pick|which|selection|#\?)\s*(?:\[[^\]]*\])?\s*[:?>]?\s*$/i;
-const FREE_TEXT = /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
+const YES_NO =
+  /\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?\s*$/i;
+const CONFIRM_ENTER =
+  /press (?:enter|return|any key)|\[press enter\]|hit (?:enter|return)|-- ?more ?--|\(END\)$/i;
+const MENU_QUESTION =
+  /(?:enter (?:your )?choice|select(?: an)? option|choose|pick|which|selection|#\?)\s*(?:\[[^\]]*\])?\s*[:?>]?\s*$/i;
+const FREE_TEXT =
+  /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
 const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
 /** How far above a menu its question may be (dialogs put a reason or a command in between). */
 const QUESTION_REACH = 14;
@@ -24,7 +28,6 @@ function contextStartAbove(lines: readonly string[], row: number, boundary: RegE
   while (start > 0 && row - start < max && !boundary.test(lines[start - 1]!)) start--;
   return start;
 }
-
 
 export function detectGenericPrompt(screen: ScreenView): DetectedPrompt | null {
   const bottom = lastContentRow(screen.lines);
@@ -48,7 +51,12 @@ export function detectGenericPrompt(screen: ScreenView): DetectedPrompt | null {
 }
 
 /** A prompt built around a menu: the question above it is the excerpt, its options the choices. */
-export function menuPrompt(kind: PromptKind, lines: readonly string[], menu: Menu, extra: Partial<DetectedPrompt> = {}): DetectedPrompt {
+export function menuPrompt(
+  kind: PromptKind,
+  lines: readonly string[],
+  menu: Menu,
+  extra: Partial<DetectedPrompt> = {},
+): DetectedPrompt {
   const start = contextStartAbove(lines, menu.firstRow, BOX_TOP, 15);
   const question = dedent(lines.slice(start, menu.firstRow));
   const options = menu.choices.map((c) => `${c.number}. ${c.label}`).join('\n');
@@ -65,13 +73,30 @@ export function menuPrompt(kind: PromptKind, lines: readonly string[], menu: Men
   };
 }
 
-function build(kind: PromptKind, context: readonly string[], choices: DetectedPrompt['choices'], safeDefault: ReplyAction | null): DetectedPrompt {
+function build(
+  kind: PromptKind,
+  context: readonly string[],
+  choices: DetectedPrompt['choices'],
+  safeDefault: ReplyAction | null,
+): DetectedPrompt {
   const text = redactSecrets(dedent(context));
-  return { kind, confidence: 'high', excerpt: truncateExcerpt(lastLines(text, 4)), detail: text, choices, safeDefault, key: `${kind}|${text}` };
+  return {
+    kind,
+    confidence: 'high',
+    excerpt: truncateExcerpt(lastLines(text, 4)),
+    detail: text,
+    choices,
+    safeDefault,
+    key: `${kind}|${text}`,
+  };
 }
 
 function lastLines(text: string, count: number): string {
-  return text.split('\n').filter((l) => l.trim()).slice(-count).join('\n');
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(-count)
+    .join('\n');
 }
 
 export interface QuestionMenuOptions {
@@ -107,8 +132,14 @@ export function detectQuestionMenu(screen: ScreenView, options: QuestionMenuOpti
   const context = [above, below].filter(Boolean).join('\n');
   const question = unbox(screen.lines[questionRow]!).trim();
   const detail = redactSecrets([above, question, below].filter(Boolean).join('\n\n'));
-  const summary = context.split('\n').filter((l) => l.trim()).slice(0, 3).join(' · ');
-  const allow = options.allowForSession ? menu.choices.find((c) => options.allowForSession!.test(c.label)) : undefined;
+  const summary = context
+    .split('\n')
+    .filter((l) => l.trim())
+    .slice(0, 3)
+    .join(' · ');
+  const allow = options.allowForSession
+    ? menu.choices.find((c) => options.allowForSession!.test(c.label))
+    : undefined;
   const prompt: DetectedPrompt = {
     kind: options.kind,
     confidence: 'high',

@@ -46,7 +46,10 @@ export const DEFAULT_PROMPT_TTL_MS: Record<PromptKind, number> = {
 };
 
 export function truncateExcerpt(text: string, max = EXCERPT_MAX_CHARS): string {
-  const flat = text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+  const flat = text
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return flat.length <= max ? flat : flat.slice(0, max - 1) + '…';
 }
 
@@ -54,10 +57,14 @@ export function truncateExcerpt(text: string, max = EXCERPT_MAX_CHARS): string {
  * Parses what a person typed or tapped into a reply: `y`/`yes`, `n`/`no`, `enter`, a number, `default`,
  * `cancel`, `session` (allow for this session), or free text. Numbers are the agent's own, from 1.
  */
-export function parseReply(raw: string, prompt: Pick<DetectedPrompt, 'kind' | 'choices' | 'allowForSessionChoice'>): ReplyAction {
+export function parseReply(
+  raw: string,
+  prompt: Pick<DetectedPrompt, 'kind' | 'choices' | 'allowForSessionChoice'>,
+): ReplyAction {
   const value = raw.trim();
   const lower = value.toLowerCase();
-  if (prompt.kind === 'free_text' && !['default', 'cancel'].includes(lower)) return { type: 'text', text: raw };
+  if (prompt.kind === 'free_text' && !['default', 'cancel'].includes(lower))
+    return { type: 'text', text: raw };
   if (/^\d+$/.test(value)) {
     const number = Number(value);
     if (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === number)) {
@@ -68,7 +75,8 @@ export function parseReply(raw: string, prompt: Pick<DetectedPrompt, 'kind' | 'c
   if (['y', 'yes', 'allow', 'approve'].includes(lower)) return yesAction(prompt);
   if (['n', 'no', 'deny', 'reject'].includes(lower)) return noAction(prompt);
   if (lower === 'session' || lower === 'allow_session') {
-    if (!prompt.allowForSessionChoice) throw new ReplyError('this prompt has no "allow for this session" option');
+    if (!prompt.allowForSessionChoice)
+      throw new ReplyError('this prompt has no "allow for this session" option');
     return { type: 'choice', number: prompt.allowForSessionChoice };
   }
   if (lower === 'enter') return { type: 'enter' };

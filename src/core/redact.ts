@@ -17,7 +17,8 @@ const PATTERNS: RegExp[] = [
   /\b[A-Fa-f0-9]{40,}\b/g,
 ];
 
-const ASSIGNMENT = /\b((?:api[_-]?key|secret|token|password|passwd|pwd|auth|credential)s?["']?\s*[:=]\s*["']?)([^\s"']{4,})/gi;
+const ASSIGNMENT =
+  /\b((?:api[_-]?key|secret|token|password|passwd|pwd|auth|credential)s?["']?\s*[:=]\s*["']?)([^\s"']{4,})/gi;
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
 
 export const REDACTED = '[redacted]';

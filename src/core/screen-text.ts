@@ -72,7 +72,13 @@ function menuEndingAt(lines: readonly string[], lastRow: number): Menu | null {
     if (match) {
       const number = Number(match[3]);
       if (expected !== null && number !== expected) return null;
-      found.unshift({ row, number, label: match[4]!, indent: match[1]!.length + (match[2] ? 2 : 0), marked: Boolean(match[2]) });
+      found.unshift({
+        row,
+        number,
+        label: match[4]!,
+        indent: match[1]!.length + (match[2] ? 2 : 0),
+        marked: Boolean(match[2]),
+      });
       if (number === 1) break;
       expected = number - 1;
       continue;
@@ -85,7 +91,9 @@ function menuEndingAt(lines: readonly string[], lastRow: number): Menu | null {
   const choices = found.map((option, i) => {
     const next = found[i + 1]?.row ?? option.row + 1 + countDescriptionRows(lines, option.row);
     const description = descriptionBetween(lines, option.row + 1, next, option.indent);
-    return description ? { number: option.number, label: option.label, description } : { number: option.number, label: option.label };
+    return description
+      ? { number: option.number, label: option.label, description }
+      : { number: option.number, label: option.label };
   });
   const selected = found.find((o) => o.marked)?.number;
   const menu: Menu = { choices, firstRow: found[0]!.row, lastRow: found.at(-1)!.row };
@@ -105,7 +113,12 @@ function countDescriptionRows(lines: readonly string[], row: number): number {
   return count;
 }
 
-function descriptionBetween(lines: readonly string[], from: number, to: number, indent: number): string | undefined {
+function descriptionBetween(
+  lines: readonly string[],
+  from: number,
+  to: number,
+  indent: number,
+): string | undefined {
   const parts: string[] = [];
   for (let i = from; i < to && i < lines.length; i++) {
     const text = unbox(lines[i]!);

@@ -20,7 +20,11 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{3}_[\w-]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: Number(file.slice(0, 3)), name: file, sql: readFileSync(path.join(dir, file), 'utf8') }));
+    .map((file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file,
+      sql: readFileSync(path.join(dir, file), 'utf8'),
+    }));
 }
 
 /**
@@ -40,8 +44,12 @@ export function openDatabase(file: string, migrations: Migration[] = loadMigrati
 }
 
 export function schemaVersion(db: Database): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as {
+    version: number | null;
+  };
   return row.version ?? 0;
 }
 

@@ -141,7 +141,11 @@ export class PromptStore {
   /** Prompts still waiting for a person, oldest first; one session's or all. */
   open(sessionId?: string): PromptRecord[] {
     const rows = sessionId
-      ? this.db.prepare(`SELECT * FROM prompts WHERE status IN (${OPEN_SQL}) AND session_id = ? ORDER BY created_at`).all(sessionId)
+      ? this.db
+          .prepare(
+            `SELECT * FROM prompts WHERE status IN (${OPEN_SQL}) AND session_id = ? ORDER BY created_at`,
+          )
+          .all(sessionId)
       : this.db.prepare(`SELECT * FROM prompts WHERE status IN (${OPEN_SQL}) ORDER BY created_at`).all();
     return (rows as Row[]).map(fromRow);
   }
@@ -149,13 +153,17 @@ export class PromptStore {
   /** Decided by someone, waiting to be typed into the agent (by the process that owns the session). */
   decidedNotInjected(sessionId: string): PromptRecord[] {
     const rows = this.db
-      .prepare(`SELECT * FROM prompts WHERE session_id = ? AND (status = 'reply_received' OR (status = 'expired' AND reply IS NOT NULL)) ORDER BY decided_at`)
+      .prepare(
+        `SELECT * FROM prompts WHERE session_id = ? AND (status = 'reply_received' OR (status = 'expired' AND reply IS NOT NULL)) ORDER BY decided_at`,
+      )
       .all(sessionId) as Row[];
     return rows.map(fromRow);
   }
 
   recent(limit: number): PromptRecord[] {
-    return (this.db.prepare('SELECT * FROM prompts ORDER BY created_at DESC LIMIT ?').all(limit) as Row[]).map(fromRow);
+    return (
+      this.db.prepare('SELECT * FROM prompts ORDER BY created_at DESC LIMIT ?').all(limit) as Row[]
+    ).map(fromRow);
   }
 
   /** A plain guarded transition; true when it happened. */
@@ -182,7 +190,16 @@ export class PromptStore {
         `UPDATE prompts SET status = 'reply_received', nonce_used = 1, decided_at = ?, decided_by = ?, reply = ?, updated_at = ?
          WHERE id = ? AND session_id = ? AND nonce = ? AND nonce_used = 0 AND expires_at > ? AND status IN (${OPEN_SQL})`,
       )
-      .run(now, decision.decidedBy, JSON.stringify(decision.reply), now, decision.promptId, decision.sessionId, decision.nonce, now);
+      .run(
+        now,
+        decision.decidedBy,
+        JSON.stringify(decision.reply),
+        now,
+        decision.promptId,
+        decision.sessionId,
+        decision.nonce,
+        now,
+      );
     return result.changes === 1 ? this.get(decision.promptId) : null;
   }
 
@@ -214,14 +231,16 @@ export class PromptStore {
   /** Records bytes typed into the agent for a decided prompt: reply_received/expired -> injected. */
   markInjected(record: PromptRecord, value: string, source: 'operator' | 'timeout_default'): boolean {
     const now = this.clock.now();
-    return this.db.transaction(() => {
-      if (!this.transition(record.id, 'injected')) return false;
-      this.db
-        .prepare(
-          'INSERT INTO replies (id, prompt_id, session_id, value, source, decided_by, injected_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(randomUUID(), record.id, record.sessionId, value, source, record.decidedBy ?? 'unknown', now);
-      return true;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        if (!this.transition(record.id, 'injected')) return false;
+        this.db
+          .prepare(
+            'INSERT INTO replies (id, prompt_id, session_id, value, source, decided_by, injected_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(randomUUID(), record.id, record.sessionId, value, source, record.decidedBy ?? 'unknown', now);
+        return true;
+      })
+      .immediate();
   }
 }

@@ -55,13 +55,28 @@ export class SessionStore {
     private readonly clock: Clock,
   ) {}
 
-  create(session: { id: string; agent: string; cwd: string; pid: number | null; recording: string | null }): SessionRecord {
+  create(session: {
+    id: string;
+    agent: string;
+    cwd: string;
+    pid: number | null;
+    recording: string | null;
+  }): SessionRecord {
     this.db
       .prepare(
         `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, started_at, status, recording)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
       )
-      .run(session.id, session.agent, session.cwd, hostname(), session.pid, process.pid, this.clock.now(), session.recording);
+      .run(
+        session.id,
+        session.agent,
+        session.cwd,
+        hostname(),
+        session.pid,
+        process.pid,
+        this.clock.now(),
+        session.recording,
+      );
     return this.get(session.id)!;
   }
 
@@ -71,7 +86,9 @@ export class SessionStore {
   }
 
   findByPrefix(prefix: string): SessionRecord[] {
-    const rows = this.db.prepare(`SELECT * FROM sessions WHERE id LIKE ? ORDER BY started_at DESC LIMIT 5`).all(`${prefix}%`) as Row[];
+    const rows = this.db
+      .prepare(`SELECT * FROM sessions WHERE id LIKE ? ORDER BY started_at DESC LIMIT 5`)
+      .all(`${prefix}%`) as Row[];
     return rows.map(fromRow);
   }
 
@@ -88,7 +105,9 @@ export class SessionStore {
 
   end(id: string, status: Exclude<SessionStatus, 'active'>, exitCode: number | null): void {
     this.db
-      .prepare("UPDATE sessions SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND status = 'active'")
+      .prepare(
+        "UPDATE sessions SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND status = 'active'",
+      )
       .run(status, exitCode, this.clock.now(), id);
   }
 

@@ -101,18 +101,25 @@ async function claudeTrusts(claudeHome: ClaudeHome, cwd: string): Promise<boolea
   return config.projects?.[await realpath(cwd)]?.hasTrustDialogAccepted === true;
 }
 
-/** Everything the recording of the (only) session printed. */
+/**
+ * The words the recording of the (only) session printed. Claude positions words with cursor moves rather
+ * than spaces, so every control sequence counts as a space.
+ */
 async function recordedOutput(dataDir: string): Promise<string> {
   const dir = join(dataDir, 'recordings');
   const files = (await readdir(dir)).filter((name) => name.endsWith('.cast'));
   expect(files).toHaveLength(1);
   const lines = (await readFile(join(dir, files[0] as string), 'utf8')).trimEnd().split('\n').slice(1);
-  require('node:fs').writeFileSync('/tmp/rec-debug.txt', lines.join('\n'));
-  return lines
-    .map((line) => JSON.parse(line) as [number, string, string])
-    .filter(([, kind]) => kind === 'o')
-    .map(([, , data]) => data)
-    .join('');
+  return (
+    lines
+      .map((line) => JSON.parse(line) as [number, string, string])
+      .filter(([, kind]) => kind === 'o')
+      .map(([, , data]) => data)
+      .join('')
+      // eslint-disable-next-line no-control-regex -- terminal escape sequences are what it removes
+      .replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g, ' ')
+      .replace(/\s+/g, ' ')
+  );
 }
 
 /**

@@ -34,9 +34,15 @@ function cases(agent: string): string[] {
 /** Runs the real detector once on a settled screen and returns what it raised. */
 function detect(agent: keyof typeof agents, lines: string[], cursor?: { x: number; y: number }) {
   const signals: DetectorSignal[] = [];
-  const detector = new PromptDetector({ vocabulary: agents[agent].screens, clock: new FakeClock() }, (s) => signals.push(s));
+  const detector = new PromptDetector({ vocabulary: agents[agent].screens, clock: new FakeClock() }, (s) =>
+    signals.push(s),
+  );
   const row = lastContentRow(lines);
-  detector.onSettled({ lines, cursor: cursor ?? { x: (lines[row] ?? '').trimEnd().length, y: row }, title: '' });
+  detector.onSettled({
+    lines,
+    cursor: cursor ?? { x: (lines[row] ?? '').trimEnd().length, y: row },
+    title: '',
+  });
   detector.dispose();
   const prompt = signals.find((s) => s.type === 'prompt');
   const idle = signals.find((s) => s.type === 'idle');
@@ -49,7 +55,8 @@ function detect(agent: keyof typeof agents, lines: string[], cursor?: { x: numbe
 describe('golden screens', () => {
   it('has cases for every agent that reads its own prompts from the screen', () => {
     const withVocabulary = Object.values(agents).filter((spec) => spec.screens.detect);
-    for (const spec of withVocabulary) expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
+    for (const spec of withVocabulary)
+      expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
   });
 
   for (const agent of readdirSync(root).sort()) {

@@ -91,6 +91,34 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** Every process below pid (children, grandchildren, ...), from one `ps` listing. */
+export function descendantsOf(pid: number): number[] {
+  const listing = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' });
+  const children = new Map<number, number[]>();
+  for (const line of listing.split('\n')) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (!child || parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
 /** The last line with something on it: where a shell's prompt is while it waits. */
 export function lastNonEmptyLine(screen: string): string {
   const lines = screen.split('\n').map((line) => line.trimEnd());
@@ -224,16 +252,24 @@ export class TmuxSession {
     return (await this.tmux(['display-message', '-p', '-t', this.target, format])).trim();
   }
 
-  /** Ends the server (its panes get SIGHUP) and waits briefly for the pane's program to go; safe twice. */
+  /**
+   * Ends the server (its panes get SIGHUP) and waits for the pane's program and everything it started to
+   * exit, killing what is left after a few seconds, so no process outlives the test or writes into
+   * folders being removed. Safe to call twice.
+   */
   async kill(): Promise<void> {
     if (this.killed) return;
     this.killed = true;
     const pid = await this.panePid().catch(() => 0);
     const socketPath = await this.display('#{socket_path}').catch(() => '');
+    const tree = pid > 0 ? [pid, ...descendantsOf(pid)] : [];
     await this.tmux(['kill-server']).catch(() => {});
     // tmux 3.3 leaves the socket file behind.
     if (socketPath) await rm(socketPath, { force: true });
-    if (pid > 0)
-      await pollUntil(() => !processAlive(pid), `pane process ${pid} to exit`, 5_000).catch(() => {});
+    const allGone = () => tree.every((member) => !processAlive(member));
+    await pollUntil(allGone, 'the pane processes to exit', 3_000).catch(() => {
+      for (const member of tree) if (processAlive(member)) signal(member, 'SIGKILL');
+    });
+    await pollUntil(allGone, 'the pane processes to die', 3_000).catch(() => {});
   }
 }

@@ -6,7 +6,8 @@ import { findMenu, findRowAbove, isRule, lastContentRow, unbox } from '../../cor
 
 /** Claude Code's prompts as its TUI draws them (agent-facts 02–08, Claude Code 2.1). */
 
-const PERMISSION = /Do you want to (?:proceed|make this edit|create|overwrite|allow|run|fetch|delete|use)\b.*\?/;
+const PERMISSION =
+  /Do you want to (?:proceed|make this edit|create|overwrite|allow|run|fetch|delete|use)\b.*\?/;
 const TRUST = /Yes, I trust this folder/;
 const API_KEY = /Do you want to use this API key\?/;
 const PLAN = /Would you like to proceed\?/;
@@ -70,7 +71,8 @@ function isIdle(screen: ScreenView): boolean {
 }
 
 export const claudeScreens: ScreenVocabulary = {
-  detect: (screen) => permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen),
+  detect: (screen) =>
+    permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen),
   isIdle,
   menuKeys: 'digit',
 };

@@ -18,5 +18,7 @@ export const claude: AgentSpec = {
     { name: 'folder trust', pattern: /Yes, I trust this folder/, answer: '\r' },
   ],
   screens: claudeScreens,
+  // Hooks go in a settings file of our own: the user's settings stay untouched.
+  hooks: { protocol: 'claude-code', args: (settingsFile) => ['--settings', settingsFile] },
   drivers: ['terminal', 'structured'],
 };

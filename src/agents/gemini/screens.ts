@@ -3,7 +3,8 @@ import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
 import { lastContentRow } from '../../core/screen-text.js';
 
 /** Gemini CLI's tool confirmations (agent-facts 32): "Allow execution of [Shell]?" and a ● menu in a box. */
-const CONFIRM = /Allow execution of .*\?|Apply this change\?|Allow (?:this|the) .*\?|Do you want to proceed\?/;
+const CONFIRM =
+  /Allow execution of .*\?|Apply this change\?|Allow (?:this|the) .*\?|Do you want to proceed\?/;
 const TRUST = /Do you trust the files in this folder\?/;
 
 export const geminiScreens: ScreenVocabulary = {

@@ -9,12 +9,14 @@ import {
 } from '../../agents/registry.js';
 import { UnsupportedLaunchOption, type AgentSpec, type LaunchOptions } from '../../agents/types.js';
 import type { ExitInfo } from '../../core/events.js';
-import { TerminalSession } from '../../drivers/terminal/terminal-session.js';
+import { systemClock } from '../../core/clock.js';
+import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
-import { AsciicastWriter } from '../../store/asciicast-writer.js';
-import { recordingsDir } from '../../store/paths.js';
+import { AgentSession } from '../../sessions/agent-session.js';
+import { openStore, type Store } from '../../store/store.js';
 import { UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
+import { isProcessAlive } from '../process.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -23,13 +25,25 @@ export interface RunOptions {
   continue?: boolean;
   autoTrust: boolean;
   record: boolean;
+  hooks: boolean;
+  approveFrom: string[];
   cols: number;
   rows: number;
 }
 
+/** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
+const LOCAL_CHANNELS = ['terminal', 'cli'];
+
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
   const spec = lookupAgent(agentName);
+  for (const channel of options.approveFrom) {
+    if (!LOCAL_CHANNELS.includes(channel)) {
+      throw new UsageError(
+        `--approve-from ${channel}: not available in this version; choose from ${LOCAL_CHANNELS.join(', ')}`,
+      );
+    }
+  }
   const launch = await resolveOrExplain(spec, {
     skipPermissions: options.skipPermissions,
     resume: options.continue ? true : options.resume,
@@ -38,20 +52,35 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const host = new HostTerminal(process.stdin, process.stdout, { cols: options.cols, rows: options.rows });
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { cols, rows } = host.size();
-  const session = await TerminalSession.start({
-    command: launch.command,
-    args: launch.args,
-    cwd,
-    env: process.env,
-    cols,
-    rows,
-    startupPrompts: spec.startupPrompts,
-    autoAcceptStartup: options.autoTrust,
-  }).catch((error: unknown) => {
-    throw error instanceof SpawnError ? new UsageError(error.message) : error;
-  });
-  const recorder = options.record ? startRecording(spec, launch.command, launch.args, cols, rows) : null;
-  return relay(host, session, recorder);
+  const store = openStore();
+  store.sessions.reapDead(isProcessAlive);
+  const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
+  try {
+    const session = await AgentSession.start({
+      spec,
+      command: launch.command,
+      args: launch.args,
+      cwd,
+      env: process.env,
+      cols,
+      rows,
+      autoTrust: options.autoTrust,
+      record: options.record,
+      store,
+      clock: systemClock,
+      ...(hooks ? { hooks } : {}),
+    }).catch((error: unknown) => {
+      throw error instanceof SpawnError ? new UsageError(error.message) : error;
+    });
+    return await relay(host, session);
+  } finally {
+    await hooks?.close();
+    store.close();
+  }
+}
+
+function startHookReceiver(store: Store): Promise<HookReceiver> {
+  return HookReceiver.start((attempt) => store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }));
 }
 
 function lookupAgent(name: string): AgentSpec {
@@ -81,30 +110,13 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions) {
   }
 }
 
-function startRecording(spec: AgentSpec, command: string, args: string[], cols: number, rows: number) {
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const file = path.join(recordingsDir(), `${stamp}-${spec.id}-${process.pid}.cast`);
-  return new AsciicastWriter(file, {
-    width: cols,
-    height: rows,
-    timestamp: Math.floor(Date.now() / 1000),
-    title: `agent-bridge run ${spec.id}`,
-    command: [command, ...args].join(' '),
-    env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
-  });
-}
-
 /** Pumps bytes both ways until the agent exits, then restores the terminal on every path. */
-async function relay(
-  host: HostTerminal,
-  session: TerminalSession,
-  recorder: AsciicastWriter | null,
-): Promise<number> {
+async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   const out = host.output;
+  const session = agent.terminal;
   let stoppedBySignal: NodeJS.Signals | null = null;
   session.on((event) => {
     if (event.type !== 'output') return;
-    recorder?.output(event.data);
     // Backpressure: a slow terminal pauses the agent instead of growing memory.
     if (!out.write(event.data)) {
       session.pty.pause();
@@ -115,10 +127,7 @@ async function relay(
   host.input.on('data', onInput);
   host.enterRawMode();
   host.input.resume();
-  const stopResize = host.onResize(({ cols, rows }) => {
-    session.resize(cols, rows);
-    recorder?.resize(cols, rows);
-  });
+  const stopResize = host.onResize(({ cols, rows }) => agent.resize(cols, rows));
   const restore = () => host.restore(session.screen.resetSequence());
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
@@ -141,7 +150,7 @@ async function relay(
   try {
     const exit = await session.exited;
     await session.screen.catchUp();
-    await recorder?.close();
+    await agent.finish(exit, stoppedBySignal ? 'terminated' : exit.signal ? 'crashed' : 'completed');
     await drain(out);
     return stoppedBySignal ? 128 + (osConstants.signals[stoppedBySignal] ?? 1) : exitCodeOf(exit);
   } finally {

@@ -14,7 +14,9 @@ export function replyKeys(
 ): string[] | null {
   switch (action.type) {
     case 'choice':
-      return menuKeys === 'digit' && action.number < 10 ? [String(action.number)] : [String(action.number), '\r'];
+      return menuKeys === 'digit' && action.number < 10
+        ? [String(action.number)]
+        : [String(action.number), '\r'];
     case 'yes':
       return ['y\r'];
     case 'no':

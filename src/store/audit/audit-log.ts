@@ -19,23 +19,25 @@ export class AuditLog {
   }
 
   record(event: AuditEventName, fields: Record<string, unknown> = {}): AuditEntry {
-    return this.db.transaction(() => {
-      const last = lastEntry(this.file);
-      const entry: Omit<AuditEntry, 'hash'> = {
-        seq: (last?.seq ?? 0) + 1,
-        ts: new Date(this.clock.now()).toISOString(),
-        event,
-        ...redactFields(fields),
-        prev_hash: last?.hash ?? GENESIS,
-      };
-      const full = { ...entry, hash: hashEntry(entry) } as AuditEntry;
-      const line = JSON.stringify(full);
-      appendFileSync(this.file, line + '\n');
-      this.db
-        .prepare('INSERT OR REPLACE INTO audit_events (seq, ts, event, line, hash) VALUES (?, ?, ?, ?, ?)')
-        .run(full.seq, full.ts, event, line, full.hash);
-      return full;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const last = lastEntry(this.file);
+        const entry: Omit<AuditEntry, 'hash'> = {
+          seq: (last?.seq ?? 0) + 1,
+          ts: new Date(this.clock.now()).toISOString(),
+          event,
+          ...redactFields(fields),
+          prev_hash: last?.hash ?? GENESIS,
+        };
+        const full = { ...entry, hash: hashEntry(entry) } as AuditEntry;
+        const line = JSON.stringify(full);
+        appendFileSync(this.file, line + '\n');
+        this.db
+          .prepare('INSERT OR REPLACE INTO audit_events (seq, ts, event, line, hash) VALUES (?, ?, ?, ?, ?)')
+          .run(full.seq, full.ts, event, line, full.hash);
+        return full;
+      })
+      .immediate();
   }
 }
 

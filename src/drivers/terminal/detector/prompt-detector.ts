@@ -50,7 +50,8 @@ export class PromptDetector {
   /** New output arrived: pending silence checks no longer hold, and a guessed prompt is over. */
   onOutput(): void {
     if (this.timers.length > 0) this.cancelTimers();
-    if (this.current && (this.current.confidence === 'low' || this.current.confidence === 'medium')) this.clear();
+    if (this.current && (this.current.confidence === 'low' || this.current.confidence === 'medium'))
+      this.clear();
   }
 
   /** The screen caught up with paused output. */
@@ -67,7 +68,8 @@ export class PromptDetector {
     const found = vocabulary.detect?.(screen) ?? (idle ? null : detectGenericPrompt(screen));
     this.reportIdle(idle && !found);
     if (found) return this.raise(found);
-    if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium') this.clear();
+    if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
+      this.clear();
     if (!idle) this.armSilenceChecks(screen);
   }
 
@@ -116,7 +118,11 @@ export class PromptDetector {
     if (this.current) return;
     const bottom = lastContentRow(screen.lines);
     if (bottom < 0) return;
-    const tail = screen.lines.slice(Math.max(0, bottom - 5), bottom + 1).map(unbox).join('\n').trim();
+    const tail = screen.lines
+      .slice(Math.max(0, bottom - 5), bottom + 1)
+      .map(unbox)
+      .join('\n')
+      .trim();
     if (!tail) return;
     const text = redactSecrets(tail);
     this.raise({

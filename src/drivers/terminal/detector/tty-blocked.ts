@@ -19,7 +19,8 @@ export function isBlockedOnTtyRead(leaderPid: number, ttyPath: string): boolean 
   if (process.platform !== 'linux' || !reads || !ttyPath) return false;
   const leader = readProcess(leaderPid);
   if (!leader || leader.tpgid <= 0) return false;
-  const foreground = leader.tpgid === leader.pid ? [leader] : listProcesses().filter((p) => p.pgid === leader.tpgid);
+  const foreground =
+    leader.tpgid === leader.pid ? [leader] : listProcesses().filter((p) => p.pgid === leader.tpgid);
   return foreground.some((proc) => readsFrom(proc.pid, reads, ttyPath));
 }
 

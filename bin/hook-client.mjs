@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Claude Code runs this for each hook event: it forwards the event (stdin, JSON) to the agent-bridge that
+// started the session and prints the answer. It never blocks Claude when agent-bridge is gone: no answer,
+// exit 0, and Claude carries on as if there were no hook. Kept dependency-free: it starts on every tool call.
+import http from 'node:http';
+
+const event = process.argv[2] ?? 'unknown';
+const url = process.env.AGENT_BRIDGE_HOOK_URL;
+const token = process.env.AGENT_BRIDGE_HOOK_TOKEN;
+
+const chunks = [];
+process.stdin.on('data', (chunk) => chunks.push(chunk));
+process.stdin.on('end', () => {
+  if (!url || !token) process.exit(0);
+  const body = Buffer.concat(chunks);
+  const request = http.request(
+    `${url}/hooks/${encodeURIComponent(event)}`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': body.length,
+      },
+    },
+    (response) => {
+      const answer = [];
+      response.on('data', (chunk) => answer.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(answer).toString('utf8');
+        if (response.statusCode === 200 && text.trim()) process.stdout.write(text);
+        process.exit(0);
+      });
+    },
+  );
+  request.on('error', () => process.exit(0));
+  request.end(body);
+});

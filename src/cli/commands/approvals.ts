@@ -1,0 +1,119 @@
+import { answerPrompt } from '../../sessions/answer-prompt.js';
+import type { PromptRecord } from '../../store/prompt-store.js';
+import { openStore } from '../../store/store.js';
+import { UsageError } from '../errors.js';
+import { paint, printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
+import { userName } from '../user.js';
+
+export function approvalsCommand(options: { json?: boolean }, target: OutputTarget = stdoutTarget): void {
+  const store = openStore();
+  try {
+    const open = store.prompts.open();
+    const sessions = new Map(store.sessions.list({ all: true }).map((s) => [s.id, s]));
+    if (options.json) {
+      printJson(
+        target,
+        open.map((p) => ({
+          ...publicPrompt(p),
+          agent: sessions.get(p.sessionId)?.agent ?? null,
+          cwd: sessions.get(p.sessionId)?.cwd ?? null,
+        })),
+      );
+      return;
+    }
+    if (open.length === 0) {
+      target.write('no prompts are waiting\n');
+      return;
+    }
+    const now = Date.now();
+    printTable(
+      target,
+      ['ID', 'AGENT', 'KIND', 'EXPIRES', 'QUESTION', 'CHOICES'],
+      open.map((p) => {
+        const session = sessions.get(p.sessionId);
+        const agent = session
+          ? `${session.agent}${session.status === 'active' ? '' : paint(target, 'red', ' (gone)')}`
+          : '?';
+        return [
+          p.id.slice(0, 8),
+          agent,
+          p.kind,
+          formatIn(p.expiresAt - now),
+          oneLine(p.excerpt, 60),
+          choicesText(p),
+        ];
+      }),
+    );
+  } finally {
+    store.close();
+  }
+}
+
+export function answerCommand(
+  id: string,
+  answer: string,
+  options: { json?: boolean },
+  target: OutputTarget = stdoutTarget,
+): number {
+  if (!answer.trim() && answer !== '')
+    throw new UsageError('give an answer: a choice number, yes, no, enter, default, cancel or text');
+  const store = openStore();
+  try {
+    const outcome = answerPrompt(store, { promptRef: id, raw: answer, decidedBy: `cli:${userName()}` });
+    if (options.json) {
+      printJson(
+        target,
+        outcome.ok
+          ? { ok: true, prompt: outcome.record.id, answer: outcome.summary }
+          : { ok: false, code: outcome.code, reason: outcome.reason },
+      );
+    } else if (outcome.ok) {
+      target.write(`answered ${outcome.record.id.slice(0, 8)}: ${outcome.summary}\n`);
+    } else {
+      process.stderr.write(`agent-bridge: ${outcome.reason}\n`);
+    }
+    if (outcome.ok) return 0;
+    return outcome.code === 'bad_reply' || outcome.code === 'not_found' || outcome.code === 'ambiguous'
+      ? 2
+      : 1;
+  } finally {
+    store.close();
+  }
+}
+
+export function publicPrompt(p: PromptRecord) {
+  return {
+    id: p.id,
+    session: p.sessionId,
+    kind: p.kind,
+    confidence: p.confidence,
+    source: p.source,
+    status: p.status,
+    excerpt: p.excerpt,
+    detail: p.detail,
+    choices: p.choices,
+    allowForSessionChoice: p.allowForSessionChoice,
+    createdAt: new Date(p.createdAt).toISOString(),
+    expiresAt: new Date(p.expiresAt).toISOString(),
+    decidedBy: p.decidedBy,
+  };
+}
+
+function choicesText(p: PromptRecord): string {
+  if (p.choices.length > 0) return p.choices.map((c) => `${c.number}. ${oneLine(c.label, 24)}`).join('  ');
+  if (p.kind === 'yes_no') return 'yes / no';
+  if (p.kind === 'confirm_enter') return 'enter';
+  if (p.kind === 'unknown') return 'enter / cancel';
+  return 'text';
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
+}
+
+function formatIn(ms: number): string {
+  if (ms <= 0) return 'now';
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}

@@ -1,0 +1,76 @@
+import { createReadStream, existsSync, statSync, watch } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AuditEntry } from '../../store/audit/audit-chain.js';
+import { dataDir } from '../../store/paths.js';
+import { AUDIT_FILE } from '../../store/store.js';
+import { paint, stdoutTarget, type OutputTarget } from '../output.js';
+
+const SKIP = new Set(['seq', 'ts', 'event', 'prev_hash', 'hash']);
+
+export async function logsCommand(
+  options: { lines: number; tail?: boolean; json?: boolean },
+  target: OutputTarget = stdoutTarget,
+): Promise<void> {
+  const file = path.join(dataDir(), AUDIT_FILE);
+  if (!existsSync(file) && !options.tail) {
+    target.write(`no audit log yet (${file})\n`);
+    return;
+  }
+  const lines = existsSync(file) ? await readLines(file, 0) : { lines: [], end: 0 };
+  for (const line of lines.lines.slice(-options.lines || lines.lines.length))
+    target.write(format(line, options.json, target));
+  if (options.tail) await follow(file, lines.end, (line) => target.write(format(line, options.json, target)));
+}
+
+function format(line: string, json: boolean | undefined, target: OutputTarget): string {
+  if (json) return line + '\n';
+  try {
+    const entry = JSON.parse(line) as AuditEntry;
+    const fields = Object.entries(entry)
+      .filter(([key]) => !SKIP.has(key))
+      .map(
+        ([key, value]) => `${key}=${typeof value === 'string' ? shorten(key, value) : JSON.stringify(value)}`,
+      )
+      .join(' ');
+    return `${paint(target, 'dim', entry.ts)} ${paint(target, 'bold', entry.event.padEnd(24))} ${fields}\n`;
+  } catch {
+    return line + '\n';
+  }
+}
+
+function shorten(key: string, value: string): string {
+  const short = key.endsWith('_id') ? value.slice(0, 8) : value.replace(/\s+/g, ' ');
+  return /\s/.test(short) ? JSON.stringify(short) : short;
+}
+
+async function readLines(file: string, start: number): Promise<{ lines: string[]; end: number }> {
+  const end = statSync(file).size;
+  if (end <= start) return { lines: [], end: start };
+  const reader = createInterface({
+    input: createReadStream(file, { start, end: end - 1, encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
+  const lines: string[] = [];
+  for await (const line of reader) if (line) lines.push(line);
+  return { lines, end };
+}
+
+/** Prints lines appended after `offset` until interrupted (Ctrl-C). */
+function follow(file: string, offset: number, print: (line: string) => void): Promise<void> {
+  return new Promise(() => {
+    let position = offset;
+    let reading = false;
+    const check = async () => {
+      if (reading || !existsSync(file)) return;
+      reading = true;
+      const { lines, end } = await readLines(file, position);
+      position = end;
+      lines.forEach(print);
+      reading = false;
+    };
+    const dir = path.dirname(file);
+    watch(dir, () => void check());
+    setInterval(() => void check(), 500);
+  });
+}

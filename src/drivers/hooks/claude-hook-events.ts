@@ -1,0 +1,115 @@
+import type { AgentEvent } from '../../core/events.js';
+import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
+import { redactSecrets } from '../../core/redact.js';
+
+/** A Claude Code hook payload: every event has these; the rest depends on the event (agent-facts hooks*.jsonl). */
+export interface ClaudeHookPayload {
+  session_id?: string;
+  transcript_path?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  tool_use_id?: string;
+  permission_suggestions?: unknown[];
+  last_assistant_message?: string;
+  message?: string;
+  notification_type?: string;
+  prompt?: string;
+  source?: string;
+  model?: string;
+}
+
+/** Tools whose dialog is a question or a plan, answered on screen rather than with allow/deny. */
+const ANSWERED_ON_SCREEN = new Set(['AskUserQuestion', 'ExitPlanMode']);
+
+export const HOOK_PERMISSION_CHOICES = [
+  { number: 1, label: 'Yes' },
+  { number: 2, label: "Yes, and don't ask again this session" },
+  { number: 3, label: 'No' },
+];
+
+/** A PermissionRequest as an exact prompt: the full tool input is the detail. Null for on-screen dialogs. */
+export function permissionPromptFromHook(payload: ClaudeHookPayload): DetectedPrompt | null {
+  const tool = payload.tool_name ?? 'a tool';
+  if (ANSWERED_ON_SCREEN.has(tool)) return null;
+  const input = payload.tool_input ?? {};
+  const summary = describeToolInput(tool, input);
+  const detail = redactSecrets(`${tool}\n\n${summary}\n\n${JSON.stringify(input, null, 2)}`);
+  return {
+    kind: 'permission',
+    confidence: 'exact',
+    excerpt: truncateExcerpt(redactSecrets(`${tool}: ${summary}`)),
+    detail,
+    choices: HOOK_PERMISSION_CHOICES,
+    safeDefault: { type: 'choice', number: 3 },
+    allowForSessionChoice: 2,
+    key: `hook|${payload.tool_use_id ?? ''}|${tool}|${JSON.stringify(input)}`,
+  };
+}
+
+function describeToolInput(tool: string, input: Record<string, unknown>): string {
+  const text = (key: string) => (typeof input[key] === 'string' ? (input[key] as string) : undefined);
+  if (tool === 'Bash') return [text('command'), text('description')].filter(Boolean).join(' — ');
+  const file = text('file_path') ?? text('path') ?? text('notebook_path');
+  if (file) return file;
+  return text('url') ?? text('pattern') ?? text('query') ?? JSON.stringify(input).slice(0, 160);
+}
+
+/**
+ * The PermissionRequest hook's answer for a reply: allow (with Claude's own "don't ask again" suggestions for
+ * the session when chosen) or deny with a reason. Null types nothing and lets Claude's dialog decide.
+ */
+export function permissionDecision(
+  action: ReplyAction,
+  payload: ClaudeHookPayload,
+  decidedBy: string,
+): object | null {
+  const number =
+    action.type === 'choice' ? action.number : action.type === 'yes' ? 1 : action.type === 'no' ? 3 : null;
+  if (number === null) return null;
+  const decision =
+    number === 3
+      ? { behavior: 'deny', message: `Denied by ${decidedBy} through agent-bridge.` }
+      : number === 2 && payload.permission_suggestions?.length
+        ? { behavior: 'allow', updatedPermissions: payload.permission_suggestions }
+        : { behavior: 'allow' };
+  return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
+}
+
+/** The stream events a hook adds: Stop gives the clean last message; tool hooks give activity. */
+export function eventsFromHook(event: string, payload: ClaudeHookPayload): AgentEvent[] {
+  switch (event) {
+    case 'Stop':
+      return payload.last_assistant_message
+        ? [
+            { type: 'message', text: payload.last_assistant_message, source: 'hook' },
+            { type: 'status', state: 'idle' },
+          ]
+        : [{ type: 'status', state: 'idle' }];
+    case 'UserPromptSubmit':
+      return [{ type: 'status', state: 'busy' }];
+    case 'PreToolUse':
+      return [
+        {
+          type: 'activity',
+          phase: 'start',
+          tool: payload.tool_name ?? '',
+          text: describeToolInput(payload.tool_name ?? '', payload.tool_input ?? {}),
+        },
+      ];
+    case 'PostToolUse':
+      return [
+        {
+          type: 'activity',
+          phase: 'end',
+          tool: payload.tool_name ?? '',
+          text: describeToolInput(payload.tool_name ?? '', payload.tool_input ?? {}),
+        },
+      ];
+    case 'Notification':
+      return payload.message ? [{ type: 'activity', phase: 'progress', text: payload.message }] : [];
+    default:
+      return [];
+  }
+}

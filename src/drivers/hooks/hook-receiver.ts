@@ -1,0 +1,121 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AgentEvent } from '../../core/events.js';
+import type { DetectedPrompt } from '../../core/prompt.js';
+import { eventsFromHook, permissionPromptFromHook, type ClaudeHookPayload } from './claude-hook-events.js';
+
+/** What one agent session does with its hooks. */
+export interface HookSessionHandler {
+  onEvent(event: AgentEvent): void;
+  /** Claude's own session id (SessionStart), kept for --resume. */
+  onAgentSessionId(id: string): void;
+  /**
+   * An exact permission prompt. Resolve with the hook's JSON answer, or null to let Claude's own dialog
+   * decide. `aborted` fires if Claude gives up on the hook (someone answered at the terminal).
+   */
+  onPermissionRequest(
+    prompt: DetectedPrompt,
+    payload: ClaudeHookPayload,
+    aborted: AbortSignal,
+  ): Promise<object | null>;
+}
+
+export interface UnauthorizedHook {
+  event: string;
+  remoteAddress: string;
+  reason: string;
+}
+
+export interface HookRegistration {
+  token: string;
+  /** Environment for the agent process, read by the hook client. */
+  env: Record<string, string>;
+  unregister(): void;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A loopback HTTP endpoint for Claude Code hooks. Each session gets its own secret; a post without it is
+ * refused (401) and reported, never acted on.
+ */
+export class HookReceiver {
+  private readonly sessions = new Map<string, HookSessionHandler>();
+
+  private constructor(
+    private readonly server: FastifyInstance,
+    readonly url: string,
+  ) {}
+
+  static async start(onUnauthorized: (attempt: UnauthorizedHook) => void): Promise<HookReceiver> {
+    const { default: Fastify } = await import('fastify');
+    const server = Fastify({ bodyLimit: MAX_BODY_BYTES, logger: false });
+    let receiver: HookReceiver | null = null;
+    server.post<{ Params: { event: string }; Body: ClaudeHookPayload }>(
+      '/hooks/:event',
+      async (request, reply) => {
+        const handler = receiver?.authenticate(request.headers.authorization);
+        if (!handler) {
+          onUnauthorized({
+            event: request.params.event,
+            remoteAddress: request.ip,
+            reason: 'missing or wrong session token',
+          });
+          return reply.code(401).send({ error: 'unauthorized' });
+        }
+        const answer = await dispatch(handler, request.params.event, request.body ?? {}, reply.raw);
+        return answer === null ? reply.code(204).send() : reply.code(200).send(answer);
+      },
+    );
+    const address = await server.listen({ host: '127.0.0.1', port: 0 });
+    receiver = new HookReceiver(server, address);
+    return receiver;
+  }
+
+  register(handler: HookSessionHandler): HookRegistration {
+    const token = randomBytes(32).toString('hex');
+    this.sessions.set(token, handler);
+    return {
+      token,
+      env: { AGENT_BRIDGE_HOOK_URL: this.url, AGENT_BRIDGE_HOOK_TOKEN: token },
+      unregister: () => this.sessions.delete(token),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+  }
+
+  private authenticate(header: string | undefined): HookSessionHandler | undefined {
+    const presented = /^Bearer ([0-9a-f]{64})$/.exec(header ?? '')?.[1];
+    if (!presented) return undefined;
+    for (const [token, handler] of this.sessions) {
+      if (timingSafeEqual(Buffer.from(token), Buffer.from(presented))) return handler;
+    }
+    return undefined;
+  }
+}
+
+async function dispatch(
+  handler: HookSessionHandler,
+  event: string,
+  payload: ClaudeHookPayload,
+  response: NodeJS.EventEmitter & { writableFinished: boolean },
+): Promise<object | null> {
+  if (event === 'SessionStart' && payload.session_id) handler.onAgentSessionId(payload.session_id);
+  for (const agentEvent of eventsFromHook(event, payload)) handler.onEvent(agentEvent);
+  if (event !== 'PermissionRequest') return null;
+  const prompt = permissionPromptFromHook(payload);
+  if (!prompt) return null;
+  const abort = new AbortController();
+  // The response closing before we answered means the hook client went away (Claude moved on).
+  const onClose = () => {
+    if (!response.writableFinished) abort.abort();
+  };
+  response.once('close', onClose);
+  try {
+    return await handler.onPermissionRequest(prompt, payload, abort.signal);
+  } finally {
+    response.off('close', onClose);
+  }
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentSpec } from '../agents/types.js';
+import type { Clock } from '../core/clock.js';
+import type { AgentEvent, ExitInfo, PromptKind } from '../core/events.js';
+import { DEFAULT_PROMPT_TTL_MS, describeReply } from '../core/prompt.js';
+import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
+import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
+import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
+import { TerminalSession } from '../drivers/terminal/terminal-session.js';
+import { AsciicastWriter } from '../store/asciicast-writer.js';
+import { recordingsDir } from '../store/paths.js';
+import type { Store } from '../store/store.js';
+import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
+
+export interface AgentSessionOptions {
+  spec: AgentSpec;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cols: number;
+  rows: number;
+  autoTrust: boolean;
+  record: boolean;
+  store: Store;
+  clock: Clock;
+  /** Where Claude Code's hooks report; without it the agent runs with screen detection only. */
+  hooks?: HookReceiver;
+  ttlMs?: Partial<Record<PromptKind, number>>;
+  observers?: PromptObserver[];
+}
+
+const HOOK_CLIENT = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'bin',
+  'hook-client.mjs',
+);
+
+/**
+ * One agent under agent-bridge: its terminal driver, its row in the store, its prompts (screen and hooks)
+ * through the coordinator, its recording and its audit trail. What channels see is its event stream.
+ */
+export class AgentSession {
+  readonly id = randomUUID();
+  terminal!: TerminalSession;
+  coordinator!: PromptCoordinator;
+  recorder: AsciicastWriter | null = null;
+  private readonly listeners: Array<(event: AgentEvent) => void> = [];
+  private cleanup: Array<() => void> = [];
+
+  private constructor(private readonly options: AgentSessionOptions) {}
+
+  static async start(options: AgentSessionOptions): Promise<AgentSession> {
+    const session = new AgentSession(options);
+    await session.launch();
+    return session;
+  }
+
+  on(listener: (event: AgentEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get exited(): Promise<ExitInfo> {
+    return this.terminal.exited;
+  }
+
+  private async launch(): Promise<void> {
+    const { spec, store, clock } = this.options;
+    const ttl = { ...DEFAULT_PROMPT_TTL_MS, ...this.options.ttlMs };
+    this.coordinator = new PromptCoordinator({
+      sessionId: this.id,
+      prompts: store.prompts,
+      audit: store.audit,
+      clock,
+      ttlMs: (kind) => ttl[kind],
+      dataVersion: () => store.dataVersion(),
+      observers: this.options.observers ?? [],
+    });
+    const { args, env } = this.hookArguments(Math.ceil(ttl.permission / 1000) + 60);
+    this.terminal = await TerminalSession.start({
+      command: this.options.command,
+      args: [...args, ...this.options.args],
+      cwd: this.options.cwd,
+      env: { ...this.options.env, ...env },
+      cols: this.options.cols,
+      rows: this.options.rows,
+      clock,
+      startupPrompts: spec.startupPrompts,
+      autoAcceptStartup: this.options.autoTrust,
+      vocabulary: spec.screens,
+    });
+    const recording = this.options.record ? this.startRecording() : null;
+    store.sessions.create({
+      id: this.id,
+      agent: spec.id,
+      cwd: this.options.cwd,
+      pid: this.terminal.pid,
+      recording,
+    });
+    store.audit.record('SESSION_START', {
+      session_id: this.id,
+      agent: spec.id,
+      cwd: this.options.cwd,
+      pid: this.terminal.pid,
+    });
+    this.terminal.on((event) => this.onTerminalEvent(event));
+    this.coordinator.start();
+  }
+
+  private onTerminalEvent(event: AgentEvent): void {
+    if (event.type === 'output') this.recorder?.output(event.data);
+    if (event.type === 'prompt') {
+      const prompt = event.prompt;
+      this.coordinator.raiseFromScreen(prompt, (action) => this.terminal.answer(prompt, action));
+    }
+    if (event.type === 'prompt_gone') this.coordinator.screenPromptGone(event.key);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** Claude Code: a settings file whose hooks report to our receiver, and the secret they present. */
+  private hookArguments(permissionTimeoutSeconds: number): { args: string[]; env: Record<string, string> } {
+    const { spec, hooks, store } = this.options;
+    if (!spec.hooks || !hooks) return { args: [], env: {} };
+    const dir = path.join(store.dir, 'sessions', this.id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const settingsFile = path.join(dir, 'claude-settings.json');
+    writeClaudeHookSettings(settingsFile, [process.execPath, HOOK_CLIENT], permissionTimeoutSeconds);
+    const registration = hooks.register({
+      onEvent: (event) => this.listeners.forEach((listener) => listener(event)),
+      onAgentSessionId: (agentSessionId) => store.sessions.setAgentSessionId(this.id, agentSessionId),
+      onPermissionRequest: (prompt, payload, aborted) =>
+        new Promise((resolve) => {
+          let answer: object | null = null;
+          const deliver = async (
+            action: Parameters<typeof permissionDecision>[0],
+            record: { decidedBy: string | null; choices: typeof prompt.choices },
+          ) => {
+            answer = permissionDecision(action, payload, record.decidedBy ?? 'agent-bridge');
+            return describeReply(action, record.choices);
+          };
+          void this.coordinator.raiseFromHook(prompt, deliver, aborted).then(() => resolve(answer));
+        }),
+    });
+    this.cleanup.push(() => {
+      registration.unregister();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return { args: spec.hooks.args(settingsFile), env: registration.env };
+  }
+
+  private startRecording(): string {
+    const { spec, cols, rows } = this.options;
+    const stamp = new Date(this.options.clock.now()).toISOString().replace(/[:.]/g, '-');
+    const file = path.join(recordingsDir(), `${stamp}-${spec.id}-${this.id.slice(0, 8)}.cast`);
+    this.recorder = new AsciicastWriter(
+      file,
+      {
+        width: cols,
+        height: rows,
+        timestamp: Math.floor(this.options.clock.now() / 1000),
+        title: `agent-bridge run ${spec.id}`,
+        command: [this.options.command, ...this.options.args].join(' '),
+        env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
+      },
+      this.options.clock,
+    );
+    return file;
+  }
+
+  resize(cols: number, rows: number): void {
+    this.terminal.resize(cols, rows);
+    this.recorder?.resize(cols, rows);
+  }
+
+  /** After the agent exited (or was stopped): close prompts, the recording and the store row. */
+  async finish(exit: ExitInfo, status: 'completed' | 'crashed' | 'terminated'): Promise<void> {
+    this.coordinator.stop('the session ended');
+    await this.recorder?.close();
+    for (const clean of this.cleanup.splice(0)) clean();
+    const { store } = this.options;
+    store.sessions.end(this.id, status, exit.exitCode);
+    store.audit.record('SESSION_END', {
+      session_id: this.id,
+      exit_code: exit.exitCode,
+      signal: exit.signal,
+      status,
+    });
+  }
+}

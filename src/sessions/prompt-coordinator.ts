@@ -1,0 +1,256 @@
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { PromptKind } from '../core/events.js';
+import { describeReply, type DetectedPrompt, type ReplyAction } from '../core/prompt.js';
+import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detector.js';
+import type { AuditLog } from '../store/audit/audit-log.js';
+import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
+
+/** Decisions made by other processes (CLI, daemon) are noticed this often. */
+export const DECISION_POLL_MS = 100;
+
+/** How a raised prompt receives its answer: keys into the PTY, or a hook's HTTP response. */
+export type Deliver = (action: ReplyAction, record: PromptRecord) => Promise<string>;
+
+export interface PromptObserver {
+  opened?(record: PromptRecord): void;
+  closed?(record: PromptRecord): void;
+}
+
+export interface CoordinatorOptions {
+  sessionId: string;
+  prompts: PromptStore;
+  audit: AuditLog;
+  clock: Clock;
+  ttlMs: (kind: PromptKind) => number;
+  /** Increments when another process commits to the store. */
+  dataVersion: () => number;
+  observers?: PromptObserver[];
+}
+
+interface Entry {
+  detected: DetectedPrompt;
+  source: 'screen' | 'hook';
+  deliver: Deliver;
+  record: PromptRecord | null;
+  ttl: TimerHandle | null;
+  /** Screen keys that show this same prompt (Claude draws its dialog while the hook waits). */
+  aliases: Set<string>;
+  settled: Promise<void>;
+  settle: () => void;
+}
+
+/**
+ * The prompt state machine of one session, driven by the store's guarded transitions (seed 004 §6): at most
+ * one prompt awaits a reply, later ones queue; answers from any channel or process are injected once; the
+ * TTL applies the safe default; a prompt answered at the agent's own terminal is closed as such.
+ */
+export class PromptCoordinator {
+  private active: Entry | null = null;
+  private readonly queue: Entry[] = [];
+  private pollTimer: TimerHandle | null = null;
+  private lastVersion = -1;
+  private applying = false;
+  private stopped = false;
+
+  constructor(private readonly options: CoordinatorOptions) {}
+
+  start(): void {
+    this.lastVersion = this.options.dataVersion();
+    this.schedulePoll();
+  }
+
+  get current(): PromptRecord | null {
+    return this.active?.record ?? null;
+  }
+
+  /** A prompt seen on screen. Claude's dialog under a pending hook is the hook's prompt, not a new one. */
+  raiseFromScreen(detected: DetectedPrompt, deliver: Deliver): void {
+    const hookEntry = [this.active, ...this.queue].find(
+      (e) => e?.source === 'hook' && detected.kind === 'permission',
+    );
+    if (hookEntry) {
+      hookEntry.aliases.add(detected.key);
+      return;
+    }
+    this.enqueue({ detected, source: 'screen', deliver });
+  }
+
+  /** An exact prompt from a hook; resolves when it is answered, expires or is closed. */
+  raiseFromHook(detected: DetectedPrompt, deliver: Deliver, aborted: AbortSignal): Promise<void> {
+    const screenEntry =
+      this.active?.source === 'screen' && this.active.detected.kind === 'permission' ? this.active : null;
+    if (screenEntry?.record) {
+      // The dialog was seen first: answer through the hook from now on, it is exact.
+      screenEntry.aliases.add(screenEntry.detected.key);
+      screenEntry.source = 'hook';
+      screenEntry.deliver = deliver;
+      aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
+      return screenEntry.settled;
+    }
+    const entry = this.enqueue({ detected, source: 'hook', deliver });
+    aborted.addEventListener('abort', () => this.closeLocally(entry));
+    return entry.settled;
+  }
+
+  /** The screen no longer shows a prompt: someone answered it at the terminal (or it went away). */
+  screenPromptGone(key: string): void {
+    const entry = [this.active, ...this.queue].find(
+      (e) => e && (e.detected.key === key || e.aliases.has(key)),
+    );
+    if (entry) this.closeLocally(entry);
+  }
+
+  /** Applies decisions now (an in-process channel decided); other processes are picked up by polling. */
+  poke(): void {
+    void this.applyDecisions();
+  }
+
+  /** The session ended: open prompts can no longer be answered. */
+  stop(reason: string): void {
+    this.stopped = true;
+    this.pollTimer?.cancel();
+    for (const entry of [this.active, ...this.queue.splice(0)]) {
+      if (!entry?.record) continue;
+      entry.ttl?.cancel();
+      if (this.options.prompts.close(entry.record.id, 'failed', 'agent-bridge', reason)) {
+        this.audit('PROMPT_FAILED', entry.record, { reason });
+      }
+      entry.settle();
+    }
+    this.active = null;
+  }
+
+  private enqueue(partial: Pick<Entry, 'detected' | 'source' | 'deliver'>): Entry {
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const entry: Entry = { ...partial, record: null, ttl: null, aliases: new Set(), settled, settle };
+    this.queue.push(entry);
+    if (!this.active) this.activateNext();
+    return entry;
+  }
+
+  private activateNext(): void {
+    if (this.stopped) return;
+    const entry = this.queue.shift();
+    this.active = entry ?? null;
+    if (!entry) return;
+    const { prompts, clock, ttlMs } = this.options;
+    const record = prompts.create(
+      this.options.sessionId,
+      entry.detected,
+      ttlMs(entry.detected.kind),
+      entry.source,
+    );
+    entry.record = record;
+    this.audit('PROMPT_DETECTED', record, {
+      kind: record.kind,
+      confidence: record.confidence,
+      source: entry.source,
+      excerpt: record.excerpt,
+    });
+    prompts.transition(record.id, 'routed');
+    prompts.transition(record.id, 'awaiting_reply');
+    this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'] });
+    entry.record = prompts.get(record.id) ?? record;
+    entry.ttl = clock.after(Math.max(0, record.expiresAt - clock.now()), () => void this.expire(entry));
+    for (const observer of this.options.observers ?? []) observer.opened?.(entry.record);
+  }
+
+  private closeLocally(entry: Entry): void {
+    const record = entry.record;
+    if (!record) return this.finish(entry); // still queued: it never reached anyone
+    // Closed only while still open: an answer being injected right now makes its own dialog go away.
+    if (this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')) {
+      this.audit('PROMPT_RESOLVED_LOCALLY', record, {});
+      this.finish(entry);
+    }
+  }
+
+  private async expire(entry: Entry): Promise<void> {
+    if (!entry.record) return;
+    const expired = this.options.prompts.expire(entry.record.id);
+    if (!expired) return; // an answer won the race
+    this.audit('PROMPT_EXPIRED', expired, {
+      safe_default: expired.reply ? describeReply(expired.reply, expired.choices) : null,
+    });
+    if (expired.reply) await this.inject(entry, expired, 'timeout_default');
+    else this.finish(entry);
+  }
+
+  private async applyDecisions(): Promise<void> {
+    if (this.applying || this.stopped) return;
+    this.applying = true;
+    try {
+      for (const record of this.options.prompts.decidedNotInjected(this.options.sessionId)) {
+        const entry = this.active?.record?.id === record.id ? this.active : null;
+        if (!entry) {
+          this.options.prompts.transition(record.id, 'failed', 'the prompt is no longer on screen');
+          continue;
+        }
+        await this.inject(entry, record, record.status === 'expired' ? 'timeout_default' : 'operator');
+      }
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  private async inject(
+    entry: Entry,
+    record: PromptRecord,
+    source: 'operator' | 'timeout_default',
+  ): Promise<void> {
+    entry.ttl?.cancel();
+    const { prompts, clock } = this.options;
+    try {
+      const value = await entry.deliver(record.reply!, record);
+      if (prompts.markInjected(record, value, source)) {
+        this.audit('REPLY_INJECTED', record, {
+          value: describeReply(record.reply!, record.choices),
+          source,
+          decided_by: record.decidedBy,
+        });
+      }
+      await clock.sleep(ECHO_SUPPRESSION_MS);
+      prompts.transition(record.id, 'resolved');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (prompts.transition(record.id, 'failed', reason)) this.audit('PROMPT_FAILED', record, { reason });
+    }
+    this.finish(entry);
+  }
+
+  private finish(entry: Entry): void {
+    entry.ttl?.cancel();
+    entry.settle();
+    const at = this.queue.indexOf(entry);
+    if (at >= 0) this.queue.splice(at, 1);
+    if (entry.record) {
+      const final = this.options.prompts.get(entry.record.id);
+      if (final) for (const observer of this.options.observers ?? []) observer.closed?.(final);
+    }
+    if (this.active === entry) {
+      this.active = null;
+      this.activateNext();
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.pollTimer = this.options.clock.after(DECISION_POLL_MS, () => {
+      const version = this.options.dataVersion();
+      if (version !== this.lastVersion) {
+        this.lastVersion = version;
+        void this.applyDecisions();
+      }
+      this.schedulePoll();
+    });
+  }
+
+  private audit(
+    event: Parameters<AuditLog['record']>[0],
+    record: PromptRecord,
+    fields: Record<string, unknown>,
+  ): void {
+    this.options.audit.record(event, { session_id: record.sessionId, prompt_id: record.id, ...fields });
+  }
+}

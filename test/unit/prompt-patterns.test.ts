@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { genericScreens } from '../../src/agents/generic-screens.js';
+import { shellScreens } from '../../src/agents/shell/screens.js';
+import type { DetectedPrompt } from '../../src/core/prompt.js';
+import { parseReply } from '../../src/core/prompt.js';
+import { redactSecrets } from '../../src/core/redact.js';
+import type { ScreenVocabulary } from '../../src/core/screen-vocabulary.js';
+import {
+  PromptDetector,
+  STALL_MS,
+  TTY_PROBE_MS,
+  type DetectorSignal,
+} from '../../src/drivers/terminal/detector/prompt-detector.js';
+import { replyKeys } from '../../src/drivers/terminal/reply-keys.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+/** A screen whose cursor sits at the end of its last line, as when a program waits for input. */
+function screen(text: string) {
+  const lines = text.split('\n');
+  while (lines.length < 24) lines.push('');
+  const y = text.split('\n').length - 1;
+  return { lines, cursor: { x: text.split('\n')[y]!.length, y }, title: '' };
+}
+
+function run(text: string, options: { vocabulary?: ScreenVocabulary; ttyBlocked?: boolean } = {}) {
+  const clock = new FakeClock();
+  const signals: DetectorSignal[] = [];
+  const detector = new PromptDetector(
+    {
+      vocabulary: options.vocabulary ?? genericScreens,
+      clock,
+      ttyBlocked: () => options.ttyBlocked ?? false,
+    },
+    (s) => signals.push(s),
+  );
+  detector.onSettled(screen(text));
+  const prompts = () => signals.flatMap((s) => (s.type === 'prompt' ? [s.prompt] : []));
+  return { clock, detector, signals, prompts };
+}
+
+function only(text: string, options?: Parameters<typeof run>[1]): DetectedPrompt {
+  const found = run(text, options).prompts();
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+const keys = (prompt: DetectedPrompt, reply: string, menuKeys: 'digit' | 'digit-enter' = 'digit-enter') =>
+  replyKeys(parseReply(reply, prompt), prompt, menuKeys, false)?.join('');
+
+describe('generic prompt patterns (rendered screen)', () => {
+  it.each([
+    'Overwrite config.json? (y/n) ',
+    'Proceed with installation? [Y/n] ',
+    'Delete branch? [y/N]: ',
+    'Are you sure you want to continue connecting (yes/no)? ',
+    "Press 'y' to continue",
+  ])('yes/no: %s', (text) => {
+    const prompt = only(`some output\n${text}`);
+    expect(prompt).toMatchObject({ kind: 'yes_no', confidence: 'high', safeDefault: { type: 'no' } });
+    expect(keys(prompt, 'yes')).toBe('y\r');
+    expect(keys(prompt, 'n')).toBe('n\r');
+    expect(keys(prompt, 'default')).toBe('n\r');
+  });
+
+  it.each(['Press Enter to continue...', '[Press Enter]', '-- More --', 'Hit enter to start'])(
+    'press enter: %s',
+    (text) => {
+      const prompt = only(`Installed 3 packages.\n${text}`);
+      expect(prompt.kind).toBe('confirm_enter');
+      expect(keys(prompt, 'enter')).toBe('\r');
+      expect(keys(prompt, 'default')).toBe('\r');
+    },
+  );
+
+  it('numbered menu with a selection question (bash select)', () => {
+    const prompt = only('1) apple\n2) banana\n3) cherry\n#? ');
+    expect(prompt.kind).toBe('multiple_choice');
+    expect(prompt.choices).toEqual([
+      { number: 1, label: 'apple' },
+      { number: 2, label: 'banana' },
+      { number: 3, label: 'cherry' },
+    ]);
+    expect(keys(prompt, '2')).toBe('2\r');
+    expect(() => parseReply('7', prompt)).toThrow(/choose 1, 2, 3/);
+  });
+
+  it('menu with a cursor and descriptions; the agent numbering is kept', () => {
+    const prompt = only(
+      'Pick a template:\n\n❯ 1. Minimal\n     Just the basics\n  2. Full\n     Everything included\n\nEnter to select',
+    );
+    expect(prompt.choices).toEqual([
+      { number: 1, label: 'Minimal', description: 'Just the basics' },
+      { number: 2, label: 'Full', description: 'Everything included' },
+    ]);
+    expect(keys(prompt, '1', 'digit')).toBe('1');
+  });
+
+  it.each(['Password: ', 'Enter commit message: ', 'API key: ', "What's your name? "])(
+    'free text: %s',
+    (text) => {
+      const prompt = only(`Setting up\n${text}`);
+      expect(prompt.kind).toBe('free_text');
+      expect(prompt.safeDefault).toBeNull();
+      expect(keys(prompt, 'hello world')).toBe('hello world\r');
+      expect(keys(prompt, 'default')).toBeUndefined();
+    },
+  );
+
+  it('redacts secrets and keeps excerpts to 200 characters', () => {
+    const secret = 'sk-ant-api03-' + 'x'.repeat(40);
+    const prompt = only(`${'word '.repeat(80)}\nexport ANTHROPIC_API_KEY=${secret}\nContinue? (y/n) `);
+    expect(prompt.excerpt.length).toBeLessThanOrEqual(200);
+    expect(prompt.detail).not.toContain(secret);
+    expect(prompt.detail).toContain('[redacted]');
+  });
+});
+
+describe('silence and tty reads', () => {
+  it('a long build quiet for 3 s is a low-confidence prompt, never auto-answered', () => {
+    const { clock, prompts } = run('Compiling agent-bridge v0.1.0\n   Compiling serde v1.0.200');
+    expect(prompts()).toHaveLength(0);
+    clock.advance(STALL_MS + 1000);
+    expect(prompts()).toHaveLength(1);
+    expect(prompts()[0]).toMatchObject({
+      kind: 'unknown',
+      confidence: 'low',
+      safeDefault: null,
+      choices: [],
+    });
+    expect(keys(prompts()[0]!, 'default')).toBeUndefined();
+  });
+
+  it('new output cancels the silence check and ends a guessed prompt', () => {
+    const { clock, detector, signals } = run('Downloading...');
+    clock.advance(STALL_MS - 1);
+    detector.onOutput();
+    clock.advance(STALL_MS);
+    expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(0);
+    detector.onSettled(screen('Downloading... done\nthinking'));
+    clock.advance(STALL_MS);
+    expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(1);
+    detector.onOutput();
+    expect(signals.at(-1)?.type).toBe('prompt_gone');
+  });
+
+  it('a child blocked reading the terminal is a medium-confidence prompt', () => {
+    const { clock, prompts } = run('>>> ', { ttyBlocked: true });
+    clock.advance(TTY_PROBE_MS);
+    expect(prompts()).toMatchObject([{ kind: 'unknown', confidence: 'medium' }]);
+  });
+
+  it('a shell at its prompt is idle: no prompt, even when silent', () => {
+    const { clock, prompts, signals } = run('$ ls\nREADME.md  src\nuser@host:~/proj$ ', {
+      vocabulary: shellScreens,
+      ttyBlocked: true,
+    });
+    clock.advance(STALL_MS * 2);
+    expect(prompts()).toHaveLength(0);
+    expect(signals).toContainEqual({ type: 'idle', idle: true });
+  });
+
+  it('a numbered list in ordinary output is not a menu', () => {
+    const { prompts } = run('Steps:\n1. Build\n2. Test\n3. Ship\nAll done, building now', {
+      vocabulary: genericScreens,
+    });
+    expect(prompts()).toHaveLength(0);
+  });
+});
+
+describe('raising each prompt once', () => {
+  it('does not raise the same prompt twice, says when it leaves the screen, raises the next', () => {
+    const { detector, signals } = run('Continue? (y/n) ');
+    detector.onSettled(screen('Continue? (y/n) '));
+    expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(1);
+    detector.onSettled(screen('Continue? (y/n) y\nworking'));
+    expect(signals.at(-1)).toMatchObject({ type: 'prompt_gone' });
+    detector.onSettled(screen('Continue? (y/n) y\nworking\nAgain? (y/n) '));
+    expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(2);
+  });
+
+  it('ignores its own echo after an answer and does not re-raise the answered prompt', () => {
+    const { clock, detector, prompts } = run('Continue? (y/n) ');
+    const first = prompts()[0]!;
+    detector.answered(first.key);
+    detector.onSettled(screen('Continue? (y/n) '));
+    clock.advance(200);
+    expect(prompts()).toHaveLength(1);
+    detector.onSettled(screen('Continue? (y/n) y\nNext? [y/N] '));
+    expect(prompts()).toHaveLength(2);
+  });
+});
+
+describe('secret redaction', () => {
+  it.each([
+    ['sk-ant-api03-abcdefghijklmnopqrstuvwxyz', 'anthropic key'],
+    ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'github token'],
+    ['xoxb-123456789012-abcdefghijkl', 'slack token'],
+    ['123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', 'telegram token'],
+    ['AKIAIOSFODNN7EXAMPLE', 'aws key'],
+  ])('hides %s (%s)', (secret) => {
+    expect(redactSecrets(`value ${secret} end`)).toBe('value [redacted] end');
+  });
+
+  it('hides assignments and bearer tokens but keeps ordinary words', () => {
+    expect(redactSecrets('password=hunter22 and Authorization: Bearer abc.def.ghi123')).toBe(
+      'password=[redacted] and Authorization: Bearer [redacted]',
+    );
+    expect(redactSecrets('touch proof.txt')).toBe('touch proof.txt');
+  });
+});
