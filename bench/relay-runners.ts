@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawn as spawnPty } from 'node-pty';
-import { agentBridgeBin, exitProblem, runTimed } from './util.js';
+import { agentBridgeBin, exitProblem, RUN_TIMEOUT_MS, runTimed } from './util.js';
 
 /** One timed run of a workload through one reader. */
 export interface Sample {
@@ -32,8 +32,10 @@ export function rawNodePty(script: string, cwd: string, cols = 80, rows = 24): P
     pty.onData((data) => {
       bytes += (data as unknown as Buffer).length;
     });
+    const hung = setTimeout(() => pty.kill('SIGKILL'), RUN_TIMEOUT_MS);
     // node-pty emits exit only after its socket has closed, so every byte it will ever deliver is counted.
     pty.onExit(({ exitCode, signal }) => {
+      clearTimeout(hung);
       const sample: Sample = { ms: performance.now() - started, bytes };
       if (exitCode !== 0) sample.problem = `raw node-pty child: exit code ${exitCode}, signal ${signal ?? 0}`;
       resolve(sample);

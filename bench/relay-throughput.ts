@@ -136,7 +136,7 @@ async function measureWorkloads(ctx: BenchContext, all: Variants, loads: Workloa
   const times: Times = new Map();
   const list = [all.raw, all.minimal, all.noRecord, all.record];
   for (const workload of loads) times.set(workload.name, new Map(list.map((v) => [v, []])));
-  for (let rep = 0; rep < REPETITIONS; rep++) {
+  for (let rep = 0; rep < (ctx.reps ?? REPETITIONS); rep++) {
     for (const workload of loads) {
       const runOne = async (variant: Variant) => {
         const sample = await variant.run(workload.script);
@@ -181,7 +181,7 @@ async function run(ctx: BenchContext): Promise<Result> {
   const size = ctx.quick ? QUICK_BYTES : FULL_BYTES;
   const result: Result = {
     name: 'relay-throughput',
-    params: { bytes: size, repetitions: REPETITIONS, cols: 80, rows: 24 },
+    params: { bytes: size, repetitions: ctx.reps ?? REPETITIONS, cols: 80, rows: 24 },
     measurements: [],
     ratios: [],
     notes: [],

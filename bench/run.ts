@@ -16,15 +16,17 @@ import type { Benchmark, BenchContext, Result } from './types.js';
 /** Every benchmark, in the order they run. */
 const registry: Benchmark[] = [startup, relayThroughput];
 
-const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>]
+const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
   --quick        smaller sizes and fewer repetitions (a smoke run)
   --only <name>  run one benchmark: ${registry.map((b) => b.name).join(', ')}
-  --root <dir>   measure another agent-bridge checkout, already built (default: this one)`;
+  --root <dir>   measure another agent-bridge checkout, already built (default: this one)
+  --reps <n>     repetitions per measurement (default: relay-throughput 3, startup 20; quick 3 and 8)`;
 
 interface Options {
   quick: boolean;
   only: string | undefined;
   root: string | undefined;
+  reps: number | undefined;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -34,6 +36,7 @@ function parseOptions(argv: string[]): Options {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       root: { type: 'string' },
+      reps: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -42,7 +45,10 @@ function parseOptions(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  return { quick: values.quick ?? false, only: values.only, root: values.root };
+  const reps = values.reps === undefined ? undefined : Number(values.reps);
+  if (reps !== undefined && (!Number.isInteger(reps) || reps < 1))
+    throw new Error(`bad --reps: ${values.reps}`);
+  return { quick: values.quick ?? false, only: values.only, root: values.root, reps };
 }
 
 function machine() {
@@ -61,6 +67,12 @@ async function runAll(selected: Benchmark[], ctx: BenchContext): Promise<Result[
   for (const bench of selected) {
     console.log(`\n=== ${bench.name}: ${bench.description}${ctx.quick ? ' (quick)' : ''}`);
     const started = performance.now();
+    const load = loadavg()[0]!;
+    if (load > cpus().length) {
+      console.log(
+        `(load average ${load.toFixed(1)} on ${cpus().length} cores: other work is running, expect noise)`,
+      );
+    }
     let result: Result;
     try {
       result = await bench.run(ctx);
@@ -69,6 +81,8 @@ async function runAll(selected: Benchmark[], ctx: BenchContext): Promise<Result[
       result = { name: bench.name, params: {}, measurements: [], ratios: [], notes: [], problems: [] };
       result.problems.push(`the benchmark crashed: ${message}`);
     }
+    result.params.loadBefore = load;
+    result.params.loadAfter = loadavg()[0];
     results.push(result);
     console.log(renderResult(result));
     console.log(`(${bench.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
@@ -91,7 +105,12 @@ async function main(): Promise<void> {
   }
   const here = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
   const root = options.root ? path.resolve(options.root) : here;
-  const ctx: BenchContext = { quick: options.quick, root, log: (line) => process.stderr.write(`${line}\n`) };
+  const ctx: BenchContext = {
+    quick: options.quick,
+    root,
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  if (options.reps !== undefined) ctx.reps = options.reps;
   const before = machine();
   console.log(
     `agent-bridge benchmarks: node ${before.node}, ${before.cpus} x ${before.cpuModel}, ` +

@@ -36,7 +36,7 @@ function cases(root: string): Case[] {
 }
 
 async function run(ctx: BenchContext): Promise<Result> {
-  const runs = ctx.quick ? RUNS.quick : RUNS.full;
+  const runs = ctx.reps ?? (ctx.quick ? RUNS.quick : RUNS.full);
   const result: Result = {
     name: 'startup',
     params: { runs, warmups: WARMUPS },

@@ -3,6 +3,8 @@
 export interface BenchContext {
   /** Smaller sizes and fewer repetitions: a smoke run, not numbers to quote. */
   quick: boolean;
+  /** Repetitions per measurement from --reps; each benchmark has its own default when absent. */
+  reps?: number;
   /** The repository root (bin/agent-bridge.js lives under it). */
   root: string;
   /** Progress lines (stderr), so stdout keeps only the tables. */

@@ -56,6 +56,9 @@ export interface ChildRun {
   stderr: string;
 }
 
+/** A run that takes longer than this is hung: killed and reported, so the bench always ends. */
+export const RUN_TIMEOUT_MS = 10 * 60_000;
+
 /** Spawns a process with stdin from /dev/null and times it from spawn to exit with its pipes closed. */
 export function runTimed(
   command: string,
@@ -68,6 +71,8 @@ export function runTimed(
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: RUN_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
     });
     let stdoutBytes = 0;
     const stderr: Buffer[] = [];

@@ -84,6 +84,8 @@ export class PromptCoordinator {
       screenEntry.aliases.add(screenEntry.detected.key);
       screenEntry.source = 'hook';
       screenEntry.deliver = deliver;
+      this.options.prompts.markExact(screenEntry.record.id, 'hook', detected.detail);
+      screenEntry.record = this.options.prompts.get(screenEntry.record.id) ?? screenEntry.record;
       aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
       return screenEntry.settled;
     }

@@ -166,6 +166,13 @@ export class PromptStore {
     ).map(fromRow);
   }
 
+  /** A prompt seen on screen turned out to be the one a hook reported exactly: record the better source. */
+  markExact(id: string, source: string, detail: string): void {
+    this.db
+      .prepare("UPDATE prompts SET confidence = 'exact', source = ?, detail = ?, updated_at = ? WHERE id = ?")
+      .run(source, detail, this.clock.now(), id);
+  }
+
   /** A plain guarded transition; true when it happened. */
   transition(id: string, to: PromptStatus, note?: string): boolean {
     const from = sourcesOf(to);

@@ -77,7 +77,7 @@ export async function prepareClaudeHome(opts: ClaudeHomeOptions): Promise<Claude
   return {
     home,
     env: offlineEnv(home, opts.baseUrl, apiKey),
-    cleanup: () => rm(home, { recursive: true, force: true }),
+    cleanup: () => rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 

@@ -128,7 +128,11 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   host.enterRawMode();
   host.input.resume();
   const stopResize = host.onResize(({ cols, rows }) => agent.resize(cols, rows));
-  const restore = () => host.restore(session.screen.resetSequence());
+  // Leave the user's prompt on a fresh line even when the agent died mid-line.
+  const restore = () => {
+    const { cursor } = session.screen.snapshot();
+    host.restore(session.screen.resetSequence() + (cursor.x > 0 ? '\r\n' : ''));
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
     if (signal === 'SIGINT' && !host.interactive) return session.interrupt();

@@ -153,9 +153,13 @@ export class PtyProcess {
     signalGroup(this.pid, signal);
   }
 
-  /** SIGTERM to every process of the session, SIGKILL to what is left after the grace period. */
+  /**
+   * SIGHUP and SIGTERM to every process of the session (SIGHUP is what a closing terminal sends: interactive
+   * shells ignore SIGTERM but not it), SIGKILL to what is left after the grace period.
+   */
   async stop(): Promise<ExitInfo> {
     if (this.running) {
+      this.signalSession('SIGHUP');
       this.signalSession('SIGTERM');
       const grace = this.clock.after(this.killGraceMs, () => this.signalSession('SIGKILL'));
       await this.exited;

@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { DetectedPrompt } from '../../src/core/prompt.js';
+import { HookReceiver, type UnauthorizedHook } from '../../src/drivers/hooks/hook-receiver.js';
+import { permissionDecision } from '../../src/drivers/hooks/claude-hook-events.js';
+import { waitFor } from '../support/wait.js';
+
+const CLIENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/hook-client.mjs');
+let receiver: HookReceiver | null = null;
+afterEach(async () => {
+  await receiver?.close();
+  receiver = null;
+});
+
+/** Runs the real hook client as Claude Code would: payload on stdin, answer on stdout. */
+function runClient(event: string, payload: object, env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLIENT, event], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += String(d)));
+  child.stdin.end(JSON.stringify(payload));
+  const done = new Promise<{ code: number | null; stdout: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout })),
+  );
+  return { child, done };
+}
+
+const bash = {
+  session_id: 'c1',
+  hook_event_name: 'PermissionRequest',
+  tool_name: 'Bash',
+  tool_input: { command: 'touch x', description: 'Create x' },
+  tool_use_id: 't1',
+};
+
+async function start() {
+  const unauthorized: UnauthorizedHook[] = [];
+  const events: AgentEvent[] = [];
+  const ids: string[] = [];
+  const prompts: DetectedPrompt[] = [];
+  let answer: (value: object | null) => void = () => {};
+  let aborted: AbortSignal | null = null;
+  receiver = await HookReceiver.start((a) => unauthorized.push(a));
+  const registration = receiver.register({
+    onEvent: (e) => events.push(e),
+    onAgentSessionId: (id) => ids.push(id),
+    onPermissionRequest: (prompt, _payload, signal) => {
+      prompts.push(prompt);
+      aborted = signal;
+      return new Promise((resolve) => (answer = resolve));
+    },
+  });
+  return {
+    registration,
+    unauthorized,
+    events,
+    ids,
+    prompts,
+    answer: (v: object | null) => answer(v),
+    aborted: () => aborted,
+  };
+}
+
+describe('Claude Code hook receiver', () => {
+  it('listens on loopback only', async () => {
+    await start();
+    expect(receiver!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('refuses and reports a post without the session secret, and acts on nothing', async () => {
+    const hooks = await start();
+    const forged = await fetch(`${receiver!.url}/hooks/Stop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${'0'.repeat(64)}` },
+      body: JSON.stringify({ last_assistant_message: 'forged' }),
+    });
+    const missing = await fetch(`${receiver!.url}/hooks/Stop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect([forged.status, missing.status]).toEqual([401, 401]);
+    expect(hooks.unauthorized).toHaveLength(2);
+    expect(hooks.events).toEqual([]);
+  });
+
+  it('turns Stop into the clean last message and SessionStart into the resume id', async () => {
+    const hooks = await start();
+    const env = hooks.registration.env;
+    await runClient('SessionStart', { session_id: 'abc-123', hook_event_name: 'SessionStart' }, env).done;
+    const stop = await runClient(
+      'Stop',
+      { hook_event_name: 'Stop', last_assistant_message: 'All done.' },
+      env,
+    ).done;
+    expect(stop).toEqual({ code: 0, stdout: '' });
+    expect(hooks.ids).toEqual(['abc-123']);
+    expect(hooks.events).toContainEqual({ type: 'message', text: 'All done.', source: 'hook' });
+  });
+
+  it('holds a PermissionRequest until the answer and prints the decision for Claude', async () => {
+    const hooks = await start();
+    const run = runClient('PermissionRequest', bash, hooks.registration.env);
+    await waitFor('the prompt', () => hooks.prompts.length === 1);
+    expect(hooks.prompts[0]).toMatchObject({
+      kind: 'permission',
+      confidence: 'exact',
+      allowForSessionChoice: 2,
+    });
+    expect(hooks.prompts[0]!.detail).toContain('touch x');
+    hooks.answer(permissionDecision({ type: 'choice', number: 3 }, bash, 'telegram:42')!);
+    const { code, stdout } = await run.done;
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'deny', message: 'Denied by telegram:42 through agent-bridge.' },
+      },
+    });
+  });
+
+  it('tells the session when Claude abandons the hook (someone answered at the terminal)', async () => {
+    const hooks = await start();
+    const run = runClient('PermissionRequest', bash, hooks.registration.env);
+    await waitFor('the prompt', () => hooks.prompts.length === 1);
+    run.child.kill('SIGKILL');
+    await waitFor('abort', () => hooks.aborted()?.aborted);
+  });
+
+  it('leaves questions and plans to the screen: no decision, no prompt', async () => {
+    const hooks = await start();
+    const { stdout } = await runClient(
+      'PermissionRequest',
+      { ...bash, tool_name: 'AskUserQuestion' },
+      hooks.registration.env,
+    ).done;
+    expect(stdout).toBe('');
+    expect(hooks.prompts).toEqual([]);
+  });
+
+  it('never blocks Claude when agent-bridge is gone', async () => {
+    const { code, stdout } = await runClient('PermissionRequest', bash, {
+      AGENT_BRIDGE_HOOK_URL: 'http://127.0.0.1:9',
+      AGENT_BRIDGE_HOOK_TOKEN: 'x',
+    }).done;
+    expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
+  });
+});
+
+describe('permission decisions', () => {
+  it('allows, allows for the session with Claude suggestions, or denies', () => {
+    const suggestions = [{ type: 'addDirectories', directories: ['/w'], destination: 'session' }];
+    const payload = { ...bash, permission_suggestions: suggestions };
+    expect(permissionDecision({ type: 'choice', number: 1 }, payload, 'x')).toEqual({
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+    });
+    expect(permissionDecision({ type: 'choice', number: 2 }, payload, 'x')).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'allow', updatedPermissions: suggestions },
+      },
+    });
+    expect(permissionDecision({ type: 'text', text: 'hm' }, payload, 'x')).toBeNull();
+  });
+});

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pty from 'node-pty';
+import xtermHeadless from '@xterm/headless';
+import { waitFor } from './wait.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = path.join(REPO_ROOT, 'bin', 'agent-bridge.js');
+const execFileAsync = promisify(execFile);
+
+/** `agent-bridge <args>` in a real PTY, with a rendered screen to wait on: a person at a terminal. */
+export class CliUnderPty {
+  readonly process: pty.IPty;
+  private readonly terminal: InstanceType<typeof xtermHeadless.Terminal>;
+  exit: { exitCode: number; signal?: number } | null = null;
+
+  constructor(
+    args: string[],
+    options: { cwd: string; env: Record<string, string>; cols?: number; rows?: number },
+  ) {
+    const cols = options.cols ?? 120;
+    const rows = options.rows ?? 40;
+    this.terminal = new xtermHeadless.Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+    this.process = pty.spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      cols,
+      rows,
+    });
+    this.process.onData((data) => this.terminal.write(data));
+    this.process.onExit((exit) => (this.exit = exit));
+  }
+
+  screen(): Promise<string> {
+    return new Promise((resolve) =>
+      this.terminal.write('', () => {
+        const buffer = this.terminal.buffer.active;
+        const lines: string[] = [];
+        for (let i = 0; i < this.terminal.rows; i++)
+          lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+        resolve(lines.join('\n'));
+      }),
+    );
+  }
+
+  async waitForText(text: string | RegExp, timeoutMs = 30_000): Promise<void> {
+    await waitFor(
+      `screen to show ${String(text)}`,
+      async () => {
+        const screen = await this.screen();
+        return typeof text === 'string' ? screen.includes(text) : text.test(screen);
+      },
+      { timeoutMs },
+    );
+  }
+
+  /** Types text, then Enter as a separate write (as a person would; Claude needs the pause). */
+  async type(text: string): Promise<void> {
+    this.process.write(text);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    this.process.write('\r');
+  }
+
+  waitForExit(timeoutMs = 20_000) {
+    return waitFor('exit', () => this.exit, { timeoutMs });
+  }
+
+  /** Ends agent-bridge as a person would (SIGTERM: it stops its agent), then by force if it must. */
+  async stop(): Promise<void> {
+    if (this.exit) return;
+    this.process.kill('SIGTERM');
+    try {
+      await this.waitForExit(10_000);
+    } catch {
+      this.process.kill('SIGKILL');
+    }
+  }
+}
+
+/** Runs `agent-bridge <args>` to completion (another terminal of the same user). */
+export async function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+export async function cliJson<T>(args: string[], env: Record<string, string>): Promise<T> {
+  const result = await cli([...args, '--json'], env);
+  if (result.code !== 0) throw new Error(`agent-bridge ${args.join(' ')} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}

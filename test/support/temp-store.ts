@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DetectedPrompt } from '../../src/core/prompt.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { FakeClock } from './fake-clock.js';
+
+export interface TempStore extends Store {
+  clock: FakeClock;
+  remove(): void;
+}
+
+/** A store in a fresh temp folder with a fake clock. */
+export function tempStore(): TempStore {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ab-store-'));
+  const clock = new FakeClock();
+  const store = openStore({ dir, clock });
+  return {
+    ...store,
+    clock,
+    remove: () => {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function yesNoPrompt(overrides: Partial<DetectedPrompt> = {}): DetectedPrompt {
+  return {
+    kind: 'yes_no',
+    confidence: 'high',
+    excerpt: 'Continue? (y/n)',
+    detail: 'Continue? (y/n)',
+    choices: [],
+    safeDefault: { type: 'no' },
+    key: 'yes_no|Continue?',
+    ...overrides,
+  };
+}
+
+export function permissionPrompt(overrides: Partial<DetectedPrompt> = {}): DetectedPrompt {
+  return {
+    kind: 'permission',
+    confidence: 'high',
+    excerpt: 'Do you want to proceed? — touch x',
+    detail: 'Bash command\n\ntouch x\n\nDo you want to proceed?',
+    choices: [
+      { number: 1, label: 'Yes' },
+      { number: 2, label: 'Yes, and always allow' },
+      { number: 3, label: 'No' },
+    ],
+    safeDefault: { type: 'choice', number: 3 },
+    allowForSessionChoice: 2,
+    key: 'permission|touch x',
+    ...overrides,
+  };
+}

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReplyAction } from '../../src/core/prompt.js';
+import { PromptCoordinator, DECISION_POLL_MS } from '../../src/sessions/prompt-coordinator.js';
+import { answerPrompt } from '../../src/sessions/answer-prompt.js';
+import type { PromptRecord } from '../../src/store/prompt-store.js';
+import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../support/temp-store.js';
+
+let store: TempStore;
+afterEach(() => store?.remove());
+
+function setup(ttlMs = 60_000) {
+  store = tempStore();
+  store.sessions.create({ id: 'sess', agent: 'claude', cwd: '/tmp', pid: 1, recording: null });
+  const delivered: ReplyAction[] = [];
+  const opened: string[] = [];
+  const closed: PromptRecord[] = [];
+  const coordinator = new PromptCoordinator({
+    sessionId: 'sess',
+    prompts: store.prompts,
+    audit: store.audit,
+    clock: store.clock,
+    ttlMs: () => ttlMs,
+    dataVersion: () => store.dataVersion(),
+    observers: [{ opened: (r) => opened.push(r.id), closed: (r) => closed.push(r) }],
+  });
+  const deliver = async (action: ReplyAction) => {
+    delivered.push(action);
+    return 'keys';
+  };
+  return { coordinator, delivered, opened, closed, deliver };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 5));
+const events = () =>
+  store.db
+    .prepare('SELECT event FROM audit_events ORDER BY seq')
+    .all()
+    .map((r) => (r as { event: string }).event);
+
+async function settle() {
+  await flush();
+  store.clock.advance(200);
+  await flush();
+}
+
+describe('prompt coordinator', () => {
+  it('opens a screen prompt, injects an answer from another process once, then resolves it', async () => {
+    const { coordinator, delivered, closed, deliver } = setup();
+    coordinator.start();
+    coordinator.raiseFromScreen(permissionPrompt(), deliver);
+    const record = coordinator.current!;
+    expect(record.status).toBe('awaiting_reply');
+    expect(
+      answerPrompt(store, { promptRef: record.id.slice(0, 8), raw: 'no', decidedBy: 'cli:test' }),
+    ).toMatchObject({ ok: true, summary: '3. No' });
+    store.clock.advance(DECISION_POLL_MS);
+    coordinator.poke();
+    await settle();
+    expect(delivered).toEqual([{ type: 'choice', number: 3 }]);
+    expect(store.prompts.get(record.id)).toMatchObject({ status: 'resolved', decidedBy: 'cli:test' });
+    expect(closed.map((r) => r.status)).toEqual(['resolved']);
+    expect(events()).toEqual(['PROMPT_DETECTED', 'PROMPT_ROUTED', 'REPLY_RECEIVED', 'REPLY_INJECTED']);
+    coordinator.stop('done');
+  });
+
+  it('lets one prompt wait at a time; the next is raised when the first is done', async () => {
+    const { coordinator, opened, deliver } = setup();
+    coordinator.raiseFromScreen(yesNoPrompt({ key: 'a' }), deliver);
+    coordinator.raiseFromScreen(yesNoPrompt({ key: 'b', excerpt: 'Second? (y/n)' }), deliver);
+    expect(opened).toHaveLength(1);
+    expect(store.prompts.open()).toHaveLength(1);
+    coordinator.screenPromptGone('a');
+    expect(opened).toHaveLength(2);
+    expect(coordinator.current?.excerpt).toBe('Second? (y/n)');
+    coordinator.stop('done');
+  });
+
+  it('closes a prompt answered at the terminal without typing anything', () => {
+    const { coordinator, delivered, deliver } = setup();
+    coordinator.raiseFromScreen(yesNoPrompt(), deliver);
+    const record = coordinator.current!;
+    coordinator.screenPromptGone('yes_no|Continue?');
+    expect(store.prompts.get(record.id)).toMatchObject({ status: 'resolved', decidedBy: 'terminal:local' });
+    expect(delivered).toEqual([]);
+    expect(answerPrompt(store, { promptRef: record.id, raw: 'y', decidedBy: 'cli:late' })).toMatchObject({
+      ok: false,
+      code: 'refused',
+    });
+    expect(events()).toContain('PROMPT_RESOLVED_LOCALLY');
+  });
+
+  it('applies the safe default when the TTL runs out', async () => {
+    const { coordinator, delivered, deliver } = setup(1000);
+    coordinator.raiseFromScreen(permissionPrompt(), deliver);
+    const record = coordinator.current!;
+    store.clock.advance(1000);
+    await settle();
+    expect(delivered).toEqual([{ type: 'choice', number: 3 }]);
+    expect(store.prompts.get(record.id)).toMatchObject({ status: 'resolved', decidedBy: 'auto:timeout' });
+    expect(store.db.prepare('SELECT source FROM replies').get()).toEqual({ source: 'timeout_default' });
+  });
+
+  it('types nothing on expiry when there is no safe default (low confidence, questions)', async () => {
+    const { coordinator, delivered, deliver } = setup(1000);
+    coordinator.raiseFromScreen(
+      { ...yesNoPrompt(), kind: 'unknown', confidence: 'low', safeDefault: null },
+      deliver,
+    );
+    const record = coordinator.current!;
+    store.clock.advance(1000);
+    await settle();
+    expect(delivered).toEqual([]);
+    expect(store.prompts.get(record.id)?.status).toBe('expired');
+  });
+
+  it('treats Claude drawing its dialog under a waiting hook as the same prompt', async () => {
+    const { coordinator, opened, delivered, deliver } = setup();
+    const abort = new AbortController();
+    const settled = coordinator.raiseFromHook(
+      { ...permissionPrompt(), confidence: 'exact', key: 'hook|1' },
+      deliver,
+      abort.signal,
+    );
+    coordinator.raiseFromScreen(permissionPrompt({ key: 'screen|1' }), deliver);
+    expect(opened).toHaveLength(1);
+    expect(coordinator.current?.confidence).toBe('exact');
+    coordinator.screenPromptGone('screen|1');
+    await settled;
+    expect(store.prompts.open()).toHaveLength(0);
+    expect(delivered).toEqual([]);
+  });
+
+  it('answers a hook prompt through the hook, and ends it when Claude gives up on the hook', async () => {
+    const { coordinator, delivered, deliver } = setup();
+    const abort = new AbortController();
+    const settled = coordinator.raiseFromHook(
+      { ...permissionPrompt(), confidence: 'exact', key: 'hook|2' },
+      deliver,
+      abort.signal,
+    );
+    const record = coordinator.current!;
+    abort.abort();
+    await settled;
+    expect(store.prompts.get(record.id)?.status).toBe('resolved');
+    expect(delivered).toEqual([]);
+  });
+
+  it('marks open prompts failed when the session ends, and refuses late answers', () => {
+    const { coordinator, deliver } = setup();
+    coordinator.raiseFromScreen(yesNoPrompt(), deliver);
+    const record = coordinator.current!;
+    coordinator.stop('the session ended');
+    expect(store.prompts.get(record.id)).toMatchObject({ status: 'failed', note: 'the session ended' });
+  });
+});
