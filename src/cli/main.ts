@@ -187,6 +187,25 @@ function positiveIntOrZero(value: string): number {
   return parsed;
 }
 
+const PROMPT_KINDS = [
+  'permission',
+  'question',
+  'plan',
+  'yes_no',
+  'confirm_enter',
+  'multiple_choice',
+  'free_text',
+  'unknown',
+];
+
+function parseTtl(value: string): Record<string, number> {
+  const match = /^([a-z_]+)=(\d+)$/.exec(value);
+  if (!match || !PROMPT_KINDS.includes(match[1]!)) {
+    throw new InvalidArgumentError(`expected kind=seconds with kind one of ${PROMPT_KINDS.join(', ')}`);
+  }
+  return { [match[1]!]: Number(match[2]) * 1000 };
+}
+
 function positiveInt(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1)

@@ -33,6 +33,8 @@ export interface AgentSessionOptions {
   observers?: PromptObserver[];
 }
 
+/** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
+const HOOK_GRACE_MS = 1500;
 const HOOK_CLIENT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -80,6 +82,7 @@ export class AgentSession {
       ttlMs: (kind) => ttl[kind],
       dataVersion: () => store.dataVersion(),
       observers: this.options.observers ?? [],
+      hookGraceMs: spec.hooks && this.options.hooks ? HOOK_GRACE_MS : 0,
     });
     const { args, env } = this.hookArguments(Math.ceil(ttl.permission / 1000) + 60);
     this.terminal = await TerminalSession.start({

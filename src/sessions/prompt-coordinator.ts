@@ -24,6 +24,11 @@ export interface CoordinatorOptions {
   ttlMs: (kind: PromptKind) => number;
   /** Increments when another process commits to the store. */
   dataVersion: () => number;
+  /**
+   * The agent reports permission prompts through hooks too: a permission dialog seen on screen waits this long
+   * for its exact twin before it is raised on its own (hooks start a process, the screen is quicker).
+   */
+  hookGraceMs?: number;
   observers?: PromptObserver[];
 }
 
@@ -51,6 +56,11 @@ export class PromptCoordinator {
   private lastVersion = -1;
   private applying = false;
   private stopped = false;
+  /** Screen permission prompts waiting for their hook twin: key -> pending raise. */
+  private readonly awaitingHook = new Map<
+    string,
+    { detected: DetectedPrompt; deliver: Deliver; timer: TimerHandle }
+  >();
 
   constructor(private readonly options: CoordinatorOptions) {}
 
@@ -63,7 +73,10 @@ export class PromptCoordinator {
     return this.active?.record ?? null;
   }
 
-  /** A prompt seen on screen. Claude's dialog under a pending hook is the hook's prompt, not a new one. */
+  /**
+   * A prompt seen on screen. Claude's dialog under a pending hook is the hook's prompt, not a new one; with
+   * hooks on, a permission dialog first waits briefly for the hook to report it exactly.
+   */
   raiseFromScreen(detected: DetectedPrompt, deliver: Deliver): void {
     const hookEntry = [this.active, ...this.queue].find(
       (e) => e?.source === 'hook' && detected.kind === 'permission',
@@ -72,30 +85,49 @@ export class PromptCoordinator {
       hookEntry.aliases.add(detected.key);
       return;
     }
+    const grace = this.options.hookGraceMs ?? 0;
+    if (grace > 0 && detected.kind === 'permission') {
+      const timer = this.options.clock.after(grace, () => {
+        this.awaitingHook.delete(detected.key);
+        this.enqueue({ detected, source: 'screen', deliver });
+      });
+      this.awaitingHook.set(detected.key, { detected, deliver, timer });
+      return;
+    }
     this.enqueue({ detected, source: 'screen', deliver });
   }
 
   /** An exact prompt from a hook; resolves when it is answered, expires or is closed. */
   raiseFromHook(detected: DetectedPrompt, deliver: Deliver, aborted: AbortSignal): Promise<void> {
+    const twins = [...this.awaitingHook.entries()];
+    for (const [, pending] of twins) pending.timer.cancel();
+    this.awaitingHook.clear();
     const screenEntry =
       this.active?.source === 'screen' && this.active.detected.kind === 'permission' ? this.active : null;
-    if (screenEntry?.record) {
-      // The dialog was seen first: answer through the hook from now on, it is exact.
-      screenEntry.aliases.add(screenEntry.detected.key);
-      screenEntry.source = 'hook';
-      screenEntry.deliver = deliver;
-      this.options.prompts.markExact(screenEntry.record.id, 'hook', detected.detail);
-      screenEntry.record = this.options.prompts.get(screenEntry.record.id) ?? screenEntry.record;
-      aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
-      return screenEntry.settled;
+    if (!screenEntry?.record) {
+      const entry = this.enqueue({ detected, source: 'hook', deliver });
+      for (const [key] of twins) entry.aliases.add(key);
+      aborted.addEventListener('abort', () => this.closeLocally(entry));
+      return entry.settled;
     }
-    const entry = this.enqueue({ detected, source: 'hook', deliver });
-    aborted.addEventListener('abort', () => this.closeLocally(entry));
-    return entry.settled;
+    // The dialog was raised from the screen first (the hook was slow): answer through the hook, it is exact.
+    screenEntry.aliases.add(screenEntry.detected.key);
+    screenEntry.source = 'hook';
+    screenEntry.deliver = deliver;
+    this.options.prompts.markExact(screenEntry.record.id, 'hook', detected.detail);
+    screenEntry.record = this.options.prompts.get(screenEntry.record.id) ?? screenEntry.record;
+    aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
+    return screenEntry.settled;
   }
 
   /** The screen no longer shows a prompt: someone answered it at the terminal (or it went away). */
   screenPromptGone(key: string): void {
+    const pending = this.awaitingHook.get(key);
+    if (pending) {
+      pending.timer.cancel();
+      this.awaitingHook.delete(key);
+      return;
+    }
     const entry = [this.active, ...this.queue].find(
       (e) => e && (e.detected.key === key || e.aliases.has(key)),
     );

@@ -149,7 +149,7 @@ describe('stopping a session', () => {
   });
 
   it('escalates to SIGKILL when SIGTERM is ignored', async () => {
-    const { session } = await start('trap "" TERM; echo READY; while true; do sleep 0.05; done', {
+    const { session } = await start('trap "" TERM HUP; echo READY; while true; do sleep 0.05; done', {
       killGraceMs: 300,
     });
     await until(session, 'READY');

@@ -153,3 +153,50 @@ describe('prompt coordinator', () => {
     expect(store.prompts.get(record.id)).toMatchObject({ status: 'failed', note: 'the session ended' });
   });
 });
+
+describe('hook grace', () => {
+  it('holds a permission dialog seen on screen until its hook twin reports it exactly', async () => {
+    store = tempStore();
+    store.sessions.create({ id: 'sess', agent: 'claude', cwd: '/tmp', pid: 1, recording: null });
+    const coordinator = new PromptCoordinator({
+      sessionId: 'sess',
+      prompts: store.prompts,
+      audit: store.audit,
+      clock: store.clock,
+      ttlMs: () => 60_000,
+      dataVersion: () => store.dataVersion(),
+      hookGraceMs: 1500,
+    });
+    const deliver = async () => 'k';
+    coordinator.raiseFromScreen(permissionPrompt({ key: 'screen' }), deliver);
+    expect(store.prompts.open()).toHaveLength(0);
+    store.clock.advance(500);
+    void coordinator.raiseFromHook(
+      { ...permissionPrompt(), confidence: 'exact', key: 'hook' },
+      deliver,
+      new AbortController().signal,
+    );
+    store.clock.advance(2000);
+    expect(store.prompts.open().map((p) => p.confidence)).toEqual(['exact']);
+    coordinator.screenPromptGone('screen');
+    expect(store.prompts.open()).toHaveLength(0);
+  });
+
+  it('raises the screen dialog on its own when no hook comes', () => {
+    store = tempStore();
+    store.sessions.create({ id: 'sess', agent: 'claude', cwd: '/tmp', pid: 1, recording: null });
+    const coordinator = new PromptCoordinator({
+      sessionId: 'sess',
+      prompts: store.prompts,
+      audit: store.audit,
+      clock: store.clock,
+      ttlMs: () => 60_000,
+      dataVersion: () => store.dataVersion(),
+      hookGraceMs: 1500,
+    });
+    coordinator.raiseFromScreen(permissionPrompt(), async () => 'k');
+    store.clock.advance(1500);
+    expect(store.prompts.open().map((p) => p.confidence)).toEqual(['high']);
+    coordinator.stop('done');
+  });
+});

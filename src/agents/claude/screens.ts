@@ -10,7 +10,7 @@ const PERMISSION =
   /Do you want to (?:proceed|make this edit|create|overwrite|allow|run|fetch|delete|use)\b.*\?/;
 const TRUST = /Yes, I trust this folder/;
 const API_KEY = /Do you want to use this API key\?/;
-const PLAN = /Would you like to proceed\?/;
+const PLAN = /Would you like to proceed\?|Exit plan mode\?/;
 const QUESTION_HINT = /Enter to select · ↑\/↓ to navigate|☐ |☒ |✔ Submit/;
 
 function permission(screen: ScreenView): DetectedPrompt | null {
@@ -38,13 +38,15 @@ function plan(screen: ScreenView): DetectedPrompt | null {
   const prompt = detectQuestionMenu(screen, {
     kind: 'plan',
     question: PLAN,
-    contextStart: /Here is Claude's plan|Ready to code\?/,
+    contextStart: /^[\s─]{20,}$|Here is Claude's plan|Ready to code\?/,
+    // Rejecting keeps Claude planning: nothing changes on disk.
     safeDefault: (menu) => {
       const keep = menu.choices.find((c) => /keep planning/i.test(c.label));
-      return keep ? { type: 'choice', number: keep.number } : null;
+      return keep ? { type: 'choice', number: keep.number } : chooseNo(menu);
     },
   });
-  return prompt?.choices.some((c) => /keep planning|auto mode|approve edits/i.test(c.label)) ? prompt : null;
+  const aboutPlanning = prompt && /plan/i.test(prompt.detail + prompt.choices.map((c) => c.label).join(' '));
+  return aboutPlanning ? prompt : null;
 }
 
 /** AskUserQuestion: a tab header (☐ Topic), the question, options with descriptions. */

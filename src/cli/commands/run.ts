@@ -10,6 +10,7 @@ import {
 import { UnsupportedLaunchOption, type AgentSpec, type LaunchOptions } from '../../agents/types.js';
 import type { ExitInfo } from '../../core/events.js';
 import { systemClock } from '../../core/clock.js';
+import type { PromptKind } from '../../core/events.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSession } from '../../sessions/agent-session.js';
@@ -27,6 +28,8 @@ export interface RunOptions {
   record: boolean;
   hooks: boolean;
   approveFrom: string[];
+  /** Milliseconds per prompt kind. */
+  promptTtl: Partial<Record<PromptKind, number>>;
   cols: number;
   rows: number;
 }
@@ -68,6 +71,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       record: options.record,
       store,
       clock: systemClock,
+      ttlMs: options.promptTtl,
       ...(hooks ? { hooks } : {}),
     }).catch((error: unknown) => {
       throw error instanceof SpawnError ? new UsageError(error.message) : error;

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
+import { processExists, waitFor } from '../support/wait.js';
+
+let dir: string;
+let env: Record<string, string>;
+const started: CliUnderPty[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-crash-'));
+  env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    AGENT_BRIDGE_HOME: path.join(dir, 'data'),
+    TERM: 'xterm-256color',
+  };
+});
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((c) => c.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function runAsking(question: string): CliUnderPty {
+  const script = `read -p "${question} (y/n) " a; echo "got $a"; sleep 30`;
+  const run = new CliUnderPty(['run', 'custom', '--', 'bash', '--norc', '-c', script], {
+    cwd: dir,
+    env,
+    cols: 100,
+    rows: 30,
+  });
+  started.push(run);
+  return run;
+}
+
+interface Pending {
+  id: string;
+  status: string;
+  excerpt: string;
+  session: string;
+}
+
+describe('agent-bridge killed while a prompt waits', () => {
+  it('keeps the prompt pending across kill -9 and a restart; nothing is answered twice', async () => {
+    const first = runAsking('Deploy to production?');
+    const prompt = await waitFor(
+      'the prompt in the store',
+      async () => (await cliJson<Pending[]>(['approvals'], env))[0],
+    );
+    expect(prompt).toMatchObject({
+      status: 'awaiting_reply',
+      excerpt: expect.stringContaining('Deploy to production?'),
+    });
+    process.kill(first.process.pid, 'SIGKILL');
+    await first.waitForExit();
+    expect(processExists(first.process.pid)).toBe(false);
+
+    const second = runAsking('Run migrations?');
+    await second.waitForText('Run migrations?');
+    const pending = await waitFor('both prompts listed', async () => {
+      const list = await cliJson<Pending[]>(['approvals'], env);
+      return list.length === 2 ? list : null;
+    });
+    expect(pending.find((p) => p.id === prompt.id)).toMatchObject({ status: 'awaiting_reply' });
+    const sessions = await cliJson<Array<{ id: string; status: string }>>(['status', '--all'], env);
+    expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('crashed');
+
+    const refused = await cli(['approvals', 'answer', prompt.id, 'y'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/not running/);
+    const fresh = pending.find((p) => p.id !== prompt.id)!;
+    expect((await cli(['approvals', 'answer', fresh.id, 'y'], env)).code).toBe(0);
+    await second.waitForText('got y');
+    expect((await cli(['approvals', 'answer', fresh.id, 'n'], env)).code).toBe(1);
+    expect((await cli(['audit', 'verify'], env)).code).toBe(0);
+  });
+});
