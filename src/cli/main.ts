@@ -75,6 +75,12 @@ function addRunCommand(program: Command): void {
     .option('--no-record', 'do not write an asciicast recording of the session')
     .option('--no-hooks', 'Claude Code: detect prompts from the screen only, without its hooks')
     .option(
+      '--prompt-ttl <kind=seconds>',
+      'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
+      (value: string, previous: Record<string, number>) => ({ ...previous, ...parseTtl(value) }),
+      {} as Record<string, number>,
+    )
+    .option(
       '--approve-from <channel>',
       'also accept answers to prompts from this channel (repeatable); this terminal and `agent-bridge approvals` always can',
       (value: string, previous: string[]) => [...previous, value],
