@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawn as spawnPty } from 'node-pty';
-import { agentBridgeBin, exitProblem, RUN_TIMEOUT_MS, runTimed } from './util.js';
+import { agentBridgeBin, exitProblem, RUN_TIMEOUT_MS, runTimed, type RunOptions } from './util.js';
 
 /** One timed run of a workload through one reader. */
 export interface Sample {
@@ -62,9 +62,11 @@ child.onExit(({ exitCode }) => { process.exitCode = exitCode; });
 `;
 
 /** The minimal relay, measured exactly like agent-bridge (spawn to exit, stdout a drained pipe). */
-export async function minimalRelay(script: string, root: string): Promise<Sample> {
+export async function minimalRelay(script: string, root: string, readBytesPerSec?: number): Promise<Sample> {
   // cwd = root so require('node-pty') resolves to the project's copy.
-  const run = await runTimed(process.execPath, ['-e', MINIMAL_RELAY, script], { cwd: root });
+  const options: RunOptions = { cwd: root };
+  if (readBytesPerSec) options.readBytesPerSec = readBytesPerSec;
+  const run = await runTimed(process.execPath, ['-e', MINIMAL_RELAY, script], options);
   const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
   const problem = exitProblem('minimal relay', run);
   if (problem) sample.problem = problem;
@@ -76,6 +78,8 @@ export interface AgentBridgeRun {
   /** AGENT_BRIDGE_HOME for the run: a temp folder, emptied after each run. */
   home: string;
   record: boolean;
+  /** Read agent-bridge's stdout no faster than this (a slow terminal). */
+  readBytesPerSec?: number;
 }
 
 /**
@@ -86,10 +90,12 @@ export async function agentBridgeRelay(script: string, options: AgentBridgeRun):
   const args = [agentBridgeBin(options.root), 'run', 'custom'];
   if (!options.record) args.push('--no-record');
   args.push('--', 'sh', '-c', script);
-  const run = await runTimed(process.execPath, args, {
+  const runOptions: RunOptions = {
     cwd: options.root,
     env: { ...process.env, AGENT_BRIDGE_HOME: options.home },
-  });
+  };
+  if (options.readBytesPerSec) runOptions.readBytesPerSec = options.readBytesPerSec;
+  const run = await runTimed(process.execPath, args, runOptions);
   const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
   const problem = exitProblem('agent-bridge run', run);
   if (problem) sample.problem = problem;

@@ -59,12 +59,15 @@ export interface ChildRun {
 /** A run that takes longer than this is hung: killed and reported, so the bench always ends. */
 export const RUN_TIMEOUT_MS = 10 * 60_000;
 
+export interface RunOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Read stdout no faster than this (a slow terminal); as fast as it comes when absent. */
+  readBytesPerSec?: number;
+}
+
 /** Spawns a process with stdin from /dev/null and times it from spawn to exit with its pipes closed. */
-export function runTimed(
-  command: string,
-  args: string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv },
-): Promise<ChildRun> {
+export function runTimed(command: string, args: string[], options: RunOptions): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
@@ -76,8 +79,12 @@ export function runTimed(
     });
     let stdoutBytes = 0;
     const stderr: Buffer[] = [];
+    const rate = options.readBytesPerSec;
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
+      if (!rate) return;
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), (chunk.length / rate) * 1000);
     });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);

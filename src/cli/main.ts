@@ -77,14 +77,12 @@ function addRunCommand(program: Command): void {
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
-      (value: string, previous: Record<string, number>) => ({ ...previous, ...parseTtl(value) }),
-      {} as Record<string, number>,
+      (value: string, previous: Record<string, number> | undefined) => ({ ...previous, ...parseTtl(value) }),
     )
     .option(
       '--approve-from <channel>',
       'also accept answers to prompts from this channel (repeatable); this terminal and `agent-bridge approvals` always can',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .addOption(
       new Option('--cols <n>', 'terminal width when stdin is not a terminal')
@@ -220,6 +218,11 @@ function positiveInt(value: string): number {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `agent-bridge ... | head` closes our stdout early: that is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

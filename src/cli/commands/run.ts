@@ -27,9 +27,9 @@ export interface RunOptions {
   autoTrust: boolean;
   record: boolean;
   hooks: boolean;
-  approveFrom: string[];
+  approveFrom?: string[];
   /** Milliseconds per prompt kind. */
-  promptTtl: Partial<Record<PromptKind, number>>;
+  promptTtl?: Partial<Record<PromptKind, number>>;
   cols: number;
   rows: number;
 }
@@ -40,7 +40,7 @@ const LOCAL_CHANNELS = ['terminal', 'cli'];
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
   const spec = lookupAgent(agentName);
-  for (const channel of options.approveFrom) {
+  for (const channel of options.approveFrom ?? []) {
     if (!LOCAL_CHANNELS.includes(channel)) {
       throw new UsageError(
         `--approve-from ${channel}: not available in this version; choose from ${LOCAL_CHANNELS.join(', ')}`,
@@ -71,7 +71,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       record: options.record,
       store,
       clock: systemClock,
-      ttlMs: options.promptTtl,
+      ttlMs: options.promptTtl ?? {},
       ...(hooks ? { hooks } : {}),
     }).catch((error: unknown) => {
       throw error instanceof SpawnError ? new UsageError(error.message) : error;
