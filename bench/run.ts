@@ -10,17 +10,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { relayThroughput } from './relay-throughput.js';
 import { problemBlock, renderResult } from './report.js';
+import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 
 /** Every benchmark, in the order they run. */
-const registry: Benchmark[] = [startup, relayThroughput];
+const registry: Benchmark[] = [startup, relayThroughput, slowReader];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
   --quick        smaller sizes and fewer repetitions (a smoke run)
   --only <name>  run one benchmark: ${registry.map((b) => b.name).join(', ')}
   --root <dir>   measure another agent-bridge checkout, already built (default: this one)
-  --reps <n>     repetitions per measurement (default: relay-throughput 3, startup 20; quick 3 and 8)`;
+  --reps <n>     repetitions per measurement (default: startup 20, relay-throughput 3, slow-reader 3)`;
 
 interface Options {
   quick: boolean;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import path from 'node:path';
 import type { Measurement, Ratio } from './types.js';
 
@@ -79,13 +80,14 @@ export function runTimed(command: string, args: string[], options: RunOptions): 
     });
     let stdoutBytes = 0;
     const stderr: Buffer[] = [];
-    const rate = options.readBytesPerSec;
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (!rate) return;
-      child.stdout.pause();
-      setTimeout(() => child.stdout.resume(), (chunk.length / rate) * 1000);
-    });
+    if (options.readBytesPerSec) {
+      const pump = slowPump(child.stdout, options.readBytesPerSec, (n) => (stdoutBytes += n));
+      child.on('close', () => clearInterval(pump));
+    } else {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdoutBytes += chunk.length;
+      });
+    }
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) =>
@@ -98,6 +100,28 @@ export function runTimed(command: string, args: string[], options: RunOptions): 
       }),
     );
   });
+}
+
+const SLOW_TICK_MS = 20;
+
+/**
+ * Reads a paused stream at `rate` bytes per second, a few KB every tick, like a slow terminal: the pipe
+ * (64 KiB) and Node's buffer (16 KiB) fill, and the writer sees backpressure.
+ */
+function slowPump(stream: Readable, rate: number, count: (bytes: number) => void): NodeJS.Timeout {
+  // A 'readable' listener keeps the stream ours: without one, Node resumes (and discards) a child's unread
+  // stdout as soon as the child exits (child_process flushStdio).
+  stream.on('readable', () => {});
+  return setInterval(() => {
+    let budget = Math.max(1, Math.round((rate * SLOW_TICK_MS) / 1000));
+    while (budget > 0 && stream.readableLength > 0) {
+      const chunk = stream.read(Math.min(budget, stream.readableLength)) as Buffer | null;
+      if (!chunk) break;
+      count(chunk.length);
+      budget -= chunk.length;
+    }
+    if (stream.readableLength === 0) stream.read(0); // lets a finished stream emit 'end'
+  }, SLOW_TICK_MS);
 }
 
 /** Describes a child that did not exit cleanly, or null when it did. */

@@ -15,6 +15,9 @@ export interface AnswerRequest {
   /** Required by remote channels (from their message), optional for the local CLI (it reads the store). */
   sessionId?: string;
   nonce?: string;
+  /** Button data carries only the first characters of the session id and nonce. */
+  sessionPrefix?: string;
+  noncePrefix?: string;
   raw: string;
   /** e.g. `cli:alice`, `telegram:12345`. */
   decidedBy: string;
@@ -39,6 +42,12 @@ export function answerPrompt(
     };
   }
   const record = matches[0]!;
+  if (request.sessionPrefix !== undefined && !record.sessionId.replace(/-/g, '').startsWith(request.sessionPrefix)) {
+    return refuse(store, record, request, 'refused', 'the answer names another session');
+  }
+  if (request.noncePrefix !== undefined && !record.nonce.startsWith(request.noncePrefix)) {
+    return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
+  }
   let reply: ReplyAction;
   try {
     reply = parseReply(request.raw, {

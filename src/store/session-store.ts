@@ -17,6 +17,10 @@ export interface SessionRecord {
   status: SessionStatus;
   agentSessionId: string | null;
   recording: string | null;
+  /** Channels (besides the local ones) that may answer this session's prompts. */
+  approveFrom: string[];
+  /** A name for people: the repository name, else the folder's name. */
+  label: string;
 }
 
 interface Row {
@@ -32,6 +36,8 @@ interface Row {
   status: SessionStatus;
   agent_session_id: string | null;
   recording: string | null;
+  approve_from: string;
+  label: string | null;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -47,6 +53,8 @@ const fromRow = (r: Row): SessionRecord => ({
   status: r.status,
   agentSessionId: r.agent_session_id,
   recording: r.recording,
+  approveFrom: JSON.parse(r.approve_from) as string[],
+  label: r.label ?? r.cwd.split('/').filter(Boolean).at(-1) ?? r.cwd,
 });
 
 export class SessionStore {

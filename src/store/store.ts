@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import { AuditLog } from './audit/audit-log.js';
+import { ChannelStore } from './channel-store.js';
 import { openDatabase, type Database } from './database.js';
 import { dataDir } from './paths.js';
 import { PromptStore } from './prompt-store.js';
@@ -11,6 +12,7 @@ export interface Store {
   db: Database;
   prompts: PromptStore;
   sessions: SessionStore;
+  channels: ChannelStore;
   audit: AuditLog;
   /** Changes whenever another connection commits: a cheap way to notice answers given from elsewhere. */
   dataVersion(): number;
@@ -30,6 +32,7 @@ export function openStore(options: { dir?: string; clock?: Clock } = {}): Store 
     db,
     prompts: new PromptStore(db, clock),
     sessions: new SessionStore(db, clock),
+    channels: new ChannelStore(db, clock),
     audit: new AuditLog(path.join(dir, AUDIT_FILE), db, clock),
     dataVersion: () => (versionStatement.get() as { data_version: number }).data_version,
     close: () => db.close(),

@@ -1,0 +1,81 @@
+import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
+
+/**
+ * The channel contract: what every chat platform (Telegram, Discord, Slack, the web, the terminal) does for
+ * agent-bridge, independent of the platform. Channels know nothing of agents or drivers.
+ */
+
+/** Where a message goes: a chat, and optionally a thread (forum topic, Discord thread, Slack thread). */
+export interface ChatTarget {
+  chatId: string;
+  threadId?: string;
+}
+
+/** A message a channel sent, to edit it later. */
+export interface MessageRef extends ChatTarget {
+  messageId: string;
+}
+
+export interface ChatUser {
+  id: string;
+  name: string;
+}
+
+export type InboundEvent =
+  | { type: 'text'; target: ChatTarget; from: ChatUser; text: string; messageId: string; replyTo?: MessageRef }
+  | {
+      type: 'button';
+      target: ChatTarget;
+      from: ChatUser;
+      data: string;
+      message: MessageRef;
+      /** Shows a short notice to the person who pressed (Telegram's answerCallbackQuery). */
+      acknowledge(text?: string): Promise<void>;
+    }
+  | {
+      type: 'file';
+      target: ChatTarget;
+      from: ChatUser;
+      fileName: string;
+      size: number;
+      caption?: string;
+      download(maxBytes: number): Promise<Buffer>;
+    };
+
+/** Everything a person needs to decide a prompt, and where it comes from. */
+export interface PromptView {
+  promptId: string;
+  sessionId: string;
+  nonce: string;
+  kind: PromptKind;
+  confidence: Confidence;
+  excerpt: string;
+  detail: string;
+  choices: PromptChoice[];
+  allowForSessionChoice: number | null;
+  /** What applies on expiry, for people ("No", "Enter"); null when nothing is typed. */
+  safeDefault: string | null;
+  expiresAt: number;
+  origin: { host: string; agent: string; label: string; cwd: string };
+}
+
+export interface PromptOutcome {
+  status: 'resolved' | 'expired' | 'canceled' | 'failed';
+  /** Who answered: `telegram:123`, `terminal:local`, `auto:timeout`. */
+  decidedBy: string | null;
+  answer: string | null;
+  note: string | null;
+}
+
+export interface Channel {
+  readonly name: string;
+  start(onInbound: (event: InboundEvent) => void): Promise<void>;
+  stop(): Promise<void>;
+  sendText(target: ChatTarget, text: string): Promise<MessageRef>;
+  sendFile(target: ChatTarget, fileName: string, data: Buffer, caption?: string): Promise<MessageRef>;
+  sendPrompt(target: ChatTarget, prompt: PromptView): Promise<MessageRef>;
+  /** Edits a prompt's message to show what happened (chosen, by whom, or expired) and removes its buttons. */
+  showOutcome(ref: MessageRef, prompt: PromptView, outcome: PromptOutcome): Promise<void>;
+  /** Sends more of the output behind a low-confidence prompt. */
+  editText(ref: MessageRef, text: string): Promise<void>;
+}
