@@ -11,6 +11,8 @@ export class CliFailure extends Error {
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof CliFailure) return error.exitCode;
+  // Bad configuration is bad input: fix the file.
+  if (error instanceof Error && error.name === 'ConfigError') return 2;
   return 1;
 }
 

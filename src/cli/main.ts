@@ -56,6 +56,7 @@ export function buildProgram(): Command {
     });
 
   addApprovalCommands(program);
+  addServeCommands(program);
   return program;
 }
 
@@ -74,6 +75,7 @@ function addRunCommand(program: Command): void {
     .option('--no-auto-trust', "do not accept the agent's folder-trust question automatically")
     .option('--no-record', 'do not write an asciicast recording of the session')
     .option('--no-hooks', 'Claude Code: detect prompts from the screen only, without its hooks')
+    .option('--config <file>', 'agent-bridge.yaml with the channels named by --approve-from')
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
@@ -182,6 +184,32 @@ function addApprovalCommands(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const { auditVerifyCommand } = await import('./commands/audit.js');
       process.exitCode = await auditVerifyCommand(options);
+    });
+}
+
+function addServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('host the configured chat channels for every agent session on this machine, until Ctrl-C')
+    .option('--config <file>', 'agent-bridge.yaml to use (default: ./agent-bridge.yaml, then ~/.agent-bridge/agent-bridge.yaml)')
+    .addHelpText('after', examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'))
+    .action(async (options: { config?: string }) => {
+      const { serveCommand } = await import('./commands/serve.js');
+      process.exitCode = await serveCommand(options);
+    });
+
+  const setup = program.command('setup').description('set up a chat channel');
+  setup
+    .command('telegram')
+    .description('connect a Telegram bot: checks the token, writes the config file (readable only by you)')
+    .option('--token <token>', 'the bot token from @BotFather (asked when missing)')
+    .option('--user <id>', 'a Telegram user id allowed to answer (repeatable; asked when missing)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
+    .option('--api-root <url>', 'a self-hosted Bot API server instead of api.telegram.org')
+    .option('--config <file>', 'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)')
+    .addHelpText('after', examples('agent-bridge setup telegram', 'agent-bridge setup telegram --token 123456:ABC... --user 123456789'))
+    .action(async (options: { token?: string; user?: string[]; apiRoot?: string; config?: string }) => {
+      const { setupTelegramCommand } = await import('./commands/setup.js');
+      await setupTelegramCommand(options);
     });
 }
 

@@ -14,6 +14,7 @@ import { AsciicastWriter } from '../store/asciicast-writer.js';
 import { recordingsDir } from '../store/paths.js';
 import type { Store } from '../store/store.js';
 import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
+import { StoreWatcher } from './store-watcher.js';
 
 export interface AgentSessionOptions {
   spec: AgentSpec;
@@ -31,10 +32,15 @@ export interface AgentSessionOptions {
   hooks?: HookReceiver;
   ttlMs?: Partial<Record<PromptKind, number>>;
   observers?: PromptObserver[];
+  /** Remote channels that may answer prompts and talk to the session (the local ones always can). */
+  approveFrom?: string[];
+  /** A name for people: the repository name; default the folder's name. */
+  label?: string;
 }
 
 /** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
 const HOOK_GRACE_MS = 1500;
+const spec = (options: AgentSessionOptions) => options.spec.displayName;
 const HOOK_CLIENT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -54,6 +60,7 @@ export class AgentSession {
   recorder: AsciicastWriter | null = null;
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
   private cleanup: Array<() => void> = [];
+  private watcher: StoreWatcher | null = null;
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -80,7 +87,6 @@ export class AgentSession {
       audit: store.audit,
       clock,
       ttlMs: (kind) => ttl[kind],
-      dataVersion: () => store.dataVersion(),
       observers: this.options.observers ?? [],
       hookGraceMs: spec.hooks && this.options.hooks ? HOOK_GRACE_MS : 0,
     });
@@ -98,21 +104,37 @@ export class AgentSession {
       vocabulary: spec.screens,
     });
     const recording = this.options.record ? this.startRecording() : null;
-    store.sessions.create({
+    this.register(recording);
+    this.terminal.on((event) => this.onTerminalEvent(event));
+    this.watcher = new StoreWatcher(() => store.dataVersion(), clock, () => this.onStoreChange());
+    this.watcher.start();
+  }
+
+  private register(recording: string | null): void {
+    const { spec, store } = this.options;
+    const approveFrom = this.options.approveFrom ?? [];
+    const record = store.sessions.create({
       id: this.id,
       agent: spec.id,
       cwd: this.options.cwd,
       pid: this.terminal.pid,
       recording,
+      approveFrom,
+      ...(this.options.label ? { label: this.options.label } : {}),
     });
-    store.audit.record('SESSION_START', {
-      session_id: this.id,
-      agent: spec.id,
-      cwd: this.options.cwd,
-      pid: this.terminal.pid,
-    });
-    this.terminal.on((event) => this.onTerminalEvent(event));
-    this.coordinator.start();
+    store.audit.record('SESSION_START', { session_id: this.id, agent: spec.id, cwd: this.options.cwd, pid: this.terminal.pid });
+    if (approveFrom.length > 0) {
+      const where = `${record.label} on ${record.host}`;
+      store.channels.addMessage(this.id, 'notice', `▶️ ${spec.displayName} started in ${where} (session ${this.id.slice(0, 8)})`);
+    }
+  }
+
+  /** Another process answered a prompt or typed into the session from a chat. */
+  private onStoreChange(): void {
+    this.coordinator.poke();
+    for (const input of this.options.store.channels.takeInputs(this.id)) {
+      void this.terminal.sendText(input.text).catch(() => undefined);
+    }
   }
 
   private onTerminalEvent(event: AgentEvent): void {
@@ -122,6 +144,13 @@ export class AgentSession {
       this.coordinator.raiseFromScreen(prompt, (action) => this.terminal.answer(prompt, action));
     }
     if (event.type === 'prompt_gone') this.coordinator.screenPromptGone(event.key);
+    this.emit(event);
+  }
+
+  private emit(event: AgentEvent): void {
+    if (event.type === 'message' && this.options.approveFrom?.length) {
+      this.options.store.channels.addMessage(this.id, 'message', event.text);
+    }
     for (const listener of this.listeners) listener(event);
   }
 
@@ -134,7 +163,7 @@ export class AgentSession {
     const settingsFile = path.join(dir, 'claude-settings.json');
     writeClaudeHookSettings(settingsFile, [process.execPath, HOOK_CLIENT], permissionTimeoutSeconds);
     const registration = hooks.register({
-      onEvent: (event) => this.listeners.forEach((listener) => listener(event)),
+      onEvent: (event) => this.emit(event),
       onAgentSessionId: (agentSessionId) => store.sessions.setAgentSessionId(this.id, agentSessionId),
       onPermissionRequest: (prompt, payload, aborted) =>
         new Promise((resolve) => {
@@ -182,6 +211,7 @@ export class AgentSession {
 
   /** After the agent exited (or was stopped): close prompts, the recording and the store row. */
   async finish(exit: ExitInfo, status: 'completed' | 'crashed' | 'terminated'): Promise<void> {
+    this.watcher?.stop();
     this.coordinator.stop('the session ended');
     await this.recorder?.close();
     for (const clean of this.cleanup.splice(0)) clean();

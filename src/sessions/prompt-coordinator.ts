@@ -5,9 +5,6 @@ import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detecto
 import type { AuditLog } from '../store/audit/audit-log.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
 
-/** Decisions made by other processes (CLI, daemon) are noticed this often. */
-export const DECISION_POLL_MS = 100;
-
 /** How a raised prompt receives its answer: keys into the PTY, or a hook's HTTP response. */
 export type Deliver = (action: ReplyAction, record: PromptRecord) => Promise<string>;
 
@@ -22,8 +19,6 @@ export interface CoordinatorOptions {
   audit: AuditLog;
   clock: Clock;
   ttlMs: (kind: PromptKind) => number;
-  /** Increments when another process commits to the store. */
-  dataVersion: () => number;
   /**
    * The agent reports permission prompts through hooks too: a permission dialog seen on screen waits this long
    * for its exact twin before it is raised on its own (hooks start a process, the screen is quicker).
@@ -47,13 +42,12 @@ interface Entry {
 /**
  * The prompt state machine of one session, driven by the store's guarded transitions (seed 004 §6): at most
  * one prompt awaits a reply, later ones queue; answers from any channel or process are injected once; the
- * TTL applies the safe default; a prompt answered at the agent's own terminal is closed as such.
+ * TTL applies the safe default; a prompt answered at the agent's own terminal is closed as such. The session
+ * calls poke() whenever the store changed (an answer may have come from another process).
  */
 export class PromptCoordinator {
   private active: Entry | null = null;
   private readonly queue: Entry[] = [];
-  private pollTimer: TimerHandle | null = null;
-  private lastVersion = -1;
   private applying = false;
   private stopped = false;
   /** Screen permission prompts waiting for their hook twin: key -> pending raise. */
@@ -63,11 +57,6 @@ export class PromptCoordinator {
   >();
 
   constructor(private readonly options: CoordinatorOptions) {}
-
-  start(): void {
-    this.lastVersion = this.options.dataVersion();
-    this.schedulePoll();
-  }
 
   get current(): PromptRecord | null {
     return this.active?.record ?? null;
@@ -134,7 +123,7 @@ export class PromptCoordinator {
     if (entry) this.closeLocally(entry);
   }
 
-  /** Applies decisions now (an in-process channel decided); other processes are picked up by polling. */
+  /** Applies decisions recorded in the store (by any process); the session calls it when the store changes. */
   poke(): void {
     void this.applyDecisions();
   }
@@ -142,7 +131,6 @@ export class PromptCoordinator {
   /** The session ended: open prompts can no longer be answered. */
   stop(reason: string): void {
     this.stopped = true;
-    this.pollTimer?.cancel();
     for (const entry of [this.active, ...this.queue.splice(0)]) {
       if (!entry?.record) continue;
       entry.ttl?.cancel();
@@ -266,18 +254,6 @@ export class PromptCoordinator {
       this.active = null;
       this.activateNext();
     }
-  }
-
-  private schedulePoll(): void {
-    if (this.stopped) return;
-    this.pollTimer = this.options.clock.after(DECISION_POLL_MS, () => {
-      const version = this.options.dataVersion();
-      if (version !== this.lastVersion) {
-        this.lastVersion = version;
-        void this.applyDecisions();
-      }
-      this.schedulePoll();
-    });
   }
 
   private audit(

@@ -69,11 +69,13 @@ export class SessionStore {
     cwd: string;
     pid: number | null;
     recording: string | null;
+    approveFrom?: string[];
+    label?: string;
   }): SessionRecord {
     this.db
       .prepare(
-        `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, started_at, status, recording)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
+        `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, started_at, status, recording, approve_from, label)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
       )
       .run(
         session.id,
@@ -84,6 +86,8 @@ export class SessionStore {
         process.pid,
         this.clock.now(),
         session.recording,
+        JSON.stringify(session.approveFrom ?? []),
+        session.label ?? null,
       );
     return this.get(session.id)!;
   }

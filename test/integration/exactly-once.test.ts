@@ -36,7 +36,6 @@ describe('exactly once', () => {
       audit: store.audit,
       clock: store.clock,
       ttlMs: () => 600_000,
-      dataVersion: () => store.dataVersion(),
     });
     coordinator.raiseFromScreen(permissionPrompt(), async (action) => {
       injected.push(JSON.stringify(action));

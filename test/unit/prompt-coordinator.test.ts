@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplyAction } from '../../src/core/prompt.js';
-import { PromptCoordinator, DECISION_POLL_MS } from '../../src/sessions/prompt-coordinator.js';
+import { PromptCoordinator } from '../../src/sessions/prompt-coordinator.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import type { PromptRecord } from '../../src/store/prompt-store.js';
 import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../support/temp-store.js';
@@ -20,7 +20,6 @@ function setup(ttlMs = 60_000) {
     audit: store.audit,
     clock: store.clock,
     ttlMs: () => ttlMs,
-    dataVersion: () => store.dataVersion(),
     observers: [{ opened: (r) => opened.push(r.id), closed: (r) => closed.push(r) }],
   });
   const deliver = async (action: ReplyAction) => {
@@ -46,14 +45,12 @@ async function settle() {
 describe('prompt coordinator', () => {
   it('opens a screen prompt, injects an answer from another process once, then resolves it', async () => {
     const { coordinator, delivered, closed, deliver } = setup();
-    coordinator.start();
     coordinator.raiseFromScreen(permissionPrompt(), deliver);
     const record = coordinator.current!;
     expect(record.status).toBe('awaiting_reply');
     expect(
       answerPrompt(store, { promptRef: record.id.slice(0, 8), raw: 'no', decidedBy: 'cli:test' }),
     ).toMatchObject({ ok: true, summary: '3. No' });
-    store.clock.advance(DECISION_POLL_MS);
     coordinator.poke();
     await settle();
     expect(delivered).toEqual([{ type: 'choice', number: 3 }]);
@@ -164,7 +161,6 @@ describe('hook grace', () => {
       audit: store.audit,
       clock: store.clock,
       ttlMs: () => 60_000,
-      dataVersion: () => store.dataVersion(),
       hookGraceMs: 1500,
     });
     const deliver = async () => 'k';
@@ -191,7 +187,6 @@ describe('hook grace', () => {
       audit: store.audit,
       clock: store.clock,
       ttlMs: () => 60_000,
-      dataVersion: () => store.dataVersion(),
       hookGraceMs: 1500,
     });
     coordinator.raiseFromScreen(permissionPrompt(), async () => 'k');

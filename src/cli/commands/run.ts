@@ -15,6 +15,10 @@ import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSession } from '../../sessions/agent-session.js';
 import { openStore, type Store } from '../../store/store.js';
+import { findConfigFile, loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import { dataDir } from '../../store/paths.js';
+import { hostChannels, REMOTE_CHANNELS } from '../channel-hosting.js';
 import { UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { isProcessAlive } from '../process.js';
@@ -27,6 +31,8 @@ export interface RunOptions {
   autoTrust: boolean;
   record: boolean;
   hooks: boolean;
+  /** agent-bridge.yaml to read channel settings from. */
+  config?: string;
   approveFrom?: string[];
   /** Milliseconds per prompt kind. */
   promptTtl?: Partial<Record<PromptKind, number>>;
@@ -36,17 +42,16 @@ export interface RunOptions {
 
 /** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
 const LOCAL_CHANNELS = ['terminal', 'cli'];
+const KNOWN_CHANNELS = [...LOCAL_CHANNELS, ...REMOTE_CHANNELS];
 
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
   const spec = lookupAgent(agentName);
-  for (const channel of options.approveFrom ?? []) {
-    if (!LOCAL_CHANNELS.includes(channel)) {
-      throw new UsageError(
-        `--approve-from ${channel}: not available in this version; choose from ${LOCAL_CHANNELS.join(', ')}`,
-      );
-    }
+  const remote = (options.approveFrom ?? []).filter((channel) => !LOCAL_CHANNELS.includes(channel));
+  for (const channel of remote) {
+    if (!KNOWN_CHANNELS.includes(channel)) throw new UsageError(`--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`);
   }
+  const config = remote.length > 0 ? loadRunConfig(options.config, remote) : null;
   const launch = await resolveOrExplain(spec, {
     skipPermissions: options.skipPermissions,
     resume: options.continue ? true : options.resume,
@@ -58,6 +63,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const store = openStore();
   store.sessions.reapDead(isProcessAlive);
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
+  const relays = config ? await hostChannels(remote, config, store, systemClock, () => undefined) : [];
   try {
     const session = await AgentSession.start({
       spec,
@@ -72,15 +78,29 @@ export async function runCommand(agentName: string, args: string[], options: Run
       store,
       clock: systemClock,
       ttlMs: options.promptTtl ?? {},
+      approveFrom: remote,
       ...(hooks ? { hooks } : {}),
     }).catch((error: unknown) => {
       throw error instanceof SpawnError ? new UsageError(error.message) : error;
     });
     return await relay(host, session);
   } finally {
+    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await hooks?.close();
     store.close();
   }
+}
+
+/** The config that holds the channels' tokens; every remote channel must be configured in it. */
+function loadRunConfig(explicit: string | undefined, channels: string[]): Config {
+  const file = findConfigFile(explicit, dataDir());
+  const { config } = loadConfig(file);
+  for (const channel of channels) {
+    if (!(config.channels as Record<string, unknown>)[channel]) {
+      throw new UsageError(`${channel} is not configured${file ? ` in ${file}` : ''}: run agent-bridge setup ${channel}`);
+    }
+  }
+  return config;
 }
 
 function startHookReceiver(store: Store): Promise<HookReceiver> {

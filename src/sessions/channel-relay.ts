@@ -1,0 +1,275 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Channel, ChatTarget, InboundEvent } from '../channels/contract.js';
+import { answerForButton, decodeButton } from '../channels/callback-data.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { WindowLimiter } from '../core/window-limiter.js';
+import type { SessionRecord } from '../store/session-store.js';
+import type { Store } from '../store/store.js';
+import { answerPrompt } from './answer-prompt.js';
+import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
+import { promptOutcome, promptView } from './prompt-view.js';
+
+export const RELAY_TICK_MS = 250;
+const HEARTBEAT_MS = 5_000;
+/** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
+const CALLBACKS_PER_MINUTE = 10;
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+export interface RelayOptions {
+  channel: Channel;
+  store: Store;
+  clock: Clock;
+  /** Chats that receive prompts and messages. */
+  chats: ChatTarget[];
+  /** People who may answer or type; everyone else is ignored and audited. */
+  allowedUsers: Set<string>;
+  /** Longer agent messages go as a file (seed 000: 1500 characters). */
+  outputThreshold: number;
+  isAlive: (pid: number) => boolean;
+  log?: (line: string) => void;
+}
+
+/**
+ * Hosts one channel for every session that asked for it (any agent-bridge process: the store is the bus).
+ * Sends each open prompt to every chat once, edits it with the outcome, forwards agent messages, and turns
+ * what allowed people do in the chat into answers and input. Only one process hosts a channel (a lease).
+ */
+export class ChannelRelay {
+  private timer: TimerHandle | null = null;
+  private lastVersion = -1;
+  private lastHeartbeat = 0;
+  private syncing = false;
+  private stopped = false;
+  private readonly limiter: WindowLimiter;
+  private readonly failedSends = new Map<string, number>();
+
+  constructor(private readonly options: RelayOptions) {
+    this.limiter = new WindowLimiter(CALLBACKS_PER_MINUTE, 60_000, options.clock);
+  }
+
+  get name(): string {
+    return this.options.channel.name;
+  }
+
+  /** Takes the channel's lease (false when another live process hosts it) and starts relaying. */
+  async start(): Promise<boolean> {
+    const { store, channel, isAlive } = this.options;
+    if (!store.channels.acquireHost(channel.name, isAlive)) return false;
+    this.lastHeartbeat = this.options.clock.now();
+    if (store.channels.getState(channel.name, 'message_cursor') === null) {
+      store.channels.setState(channel.name, 'message_cursor', String(store.channels.lastMessageId()));
+    }
+    await channel.start((event) => void this.onInbound(event).catch((error: unknown) => this.log(`inbound: ${(error as Error).message}`)));
+    this.schedule();
+    void this.sync();
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.options.channel.stop();
+    this.options.store.channels.releaseHost(this.options.channel.name);
+  }
+
+  /** Something changed in this process (a prompt, an answer): sync now rather than at the next tick. */
+  poke(): void {
+    void this.sync();
+  }
+
+  /** After the channel reconnects: retry everything that failed to send. */
+  reconnected(): void {
+    this.failedSends.clear();
+    this.poke();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.options.clock.after(RELAY_TICK_MS, () => {
+      const now = this.options.clock.now();
+      if (now - this.lastHeartbeat >= HEARTBEAT_MS) {
+        this.lastHeartbeat = now;
+        this.options.store.channels.acquireHost(this.name, this.options.isAlive);
+      }
+      const version = this.options.store.dataVersion();
+      if (version !== this.lastVersion) {
+        this.lastVersion = version;
+        void this.sync();
+      }
+      this.schedule();
+    });
+  }
+
+  private servedSessions(): SessionRecord[] {
+    return this.options.store.sessions.list().filter((s) => s.approveFrom.includes(this.name));
+  }
+
+  private async sync(): Promise<void> {
+    if (this.syncing || this.stopped) return;
+    this.syncing = true;
+    try {
+      await this.sendOpenPrompts();
+      await this.showOutcomes();
+      await this.forwardMessages();
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  private async sendOpenPrompts(): Promise<void> {
+    const { store, channel, chats, clock } = this.options;
+    const sessions = new Map(this.servedSessions().map((s) => [s.id, s]));
+    for (const record of store.prompts.open()) {
+      const session = sessions.get(record.sessionId);
+      if (!session || record.expiresAt <= clock.now()) continue;
+      const sent = new Set(store.channels.promptMessages(record.id, this.name).map((m) => m.chatId));
+      for (const chat of chats.filter((c) => !sent.has(c.chatId))) {
+        const key = `${record.id}:${chat.chatId}`;
+        if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
+        try {
+          const ref = await channel.sendPrompt(chat, promptView(record, session));
+          store.channels.recordPromptMessage({ promptId: record.id, channel: this.name, chatId: chat.chatId, messageId: ref.messageId });
+          store.audit.record('PROMPT_ROUTED', { session_id: record.sessionId, prompt_id: record.id, channel: this.name, chat: chat.chatId });
+          this.failedSends.delete(key);
+        } catch (error) {
+          this.failedSends.set(key, clock.now() + 5_000);
+          this.log(`could not send prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+
+  private async showOutcomes(): Promise<void> {
+    const { store, channel } = this.options;
+    for (const sent of store.channels.unshownOutcomes(this.name)) {
+      const record = store.prompts.get(sent.promptId);
+      if (!record) continue;
+      try {
+        const view = promptView(record, store.sessions.get(record.sessionId));
+        await channel.showOutcome({ chatId: sent.chatId, messageId: sent.messageId }, view, promptOutcome(record));
+        store.channels.markOutcomeShown(sent.promptId, this.name, sent.chatId);
+      } catch (error) {
+        this.log(`could not update prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private async forwardMessages(): Promise<void> {
+    const { store, channel, chats, outputThreshold } = this.options;
+    const cursor = Number(store.channels.getState(this.name, 'message_cursor') ?? '0');
+    for (const message of store.channels.messagesAfter(cursor)) {
+      // Notices of sessions that just ended still count: served means "asked for this channel".
+      const session = store.sessions.get(message.sessionId);
+      if (session?.approveFrom.includes(this.name)) {
+        for (const chat of chats) {
+          const long = message.text.length > outputThreshold;
+          await (long
+            ? channel.sendFile(chat, responseFileName(this.options.clock.now()), Buffer.from(message.text), `${session.agent} · ${session.label}`)
+            : channel.sendText(chat, message.text)
+          ).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
+        }
+      }
+      store.channels.setState(this.name, 'message_cursor', String(message.id));
+    }
+  }
+
+  private async onInbound(event: InboundEvent): Promise<void> {
+    const { store, allowedUsers } = this.options;
+    if (!allowedUsers.has(event.from.id)) {
+      store.audit.record('UNAUTHORIZED', { channel: this.name, user: event.from.id, name: event.from.name, kind: event.type });
+      if (event.type === 'button') await event.acknowledge('You are not allowed to answer here.');
+      return;
+    }
+    if (event.type === 'button') return this.onButton(event);
+    if (event.type === 'text') return this.onText(event);
+    return this.onFile(event);
+  }
+
+  private async onButton(event: Extract<InboundEvent, { type: 'button' }>): Promise<void> {
+    const { store } = this.options;
+    const button = decodeButton(event.data);
+    if (!button) {
+      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: 'malformed button data' });
+      return event.acknowledge('This button is not from agent-bridge.');
+    }
+    if (button.value === 'm') return this.showMore(event, button.promptPrefix);
+    if (!this.limiter.allow(button.sessionPrefix)) {
+      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: 'rate limited' });
+      await this.options.channel.sendText(event.target, '⚠️ Too many answers for this session in a minute; answers are paused briefly.').catch(() => undefined);
+      return event.acknowledge('Too many answers: wait a minute.');
+    }
+    const raw = answerForButton(button.value);
+    const outcome = raw
+      ? answerPrompt(store, {
+          promptRef: button.promptPrefix,
+          sessionPrefix: button.sessionPrefix,
+          noncePrefix: button.noncePrefix,
+          raw,
+          decidedBy: `${this.name}:${event.from.id}`,
+        })
+      : ({ ok: false, reason: 'unknown button' } as const);
+    await event.acknowledge(outcome.ok ? `Answered: ${outcome.summary}` : `Not applied: ${outcome.reason}`);
+    this.poke();
+  }
+
+  private async showMore(event: Extract<InboundEvent, { type: 'button' }>, promptPrefix: string): Promise<void> {
+    const record = this.options.store.prompts.findByPrefix(promptPrefix)[0];
+    await event.acknowledge();
+    if (record) await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
+  }
+
+  private async onText(event: Extract<InboundEvent, { type: 'text' }>): Promise<void> {
+    const { store, channel } = this.options;
+    const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
+    const promptId = event.replyTo ? store.channels.promptForMessage(this.name, event.replyTo.chatId, event.replyTo.messageId) : null;
+    if (promptId) {
+      const outcome = answerPrompt(store, { promptRef: promptId, raw: event.text, decidedBy: `${this.name}:${event.from.id}` });
+      this.poke();
+      return reply(outcome.ok ? `Answered: ${outcome.summary}` : `Not applied: ${outcome.reason}`);
+    }
+    const ctx = this.commandContext(event.target, event.from);
+    const command = parseCommand(event.text);
+    if (command) return reply(runChatCommand(command.command, command.args, ctx));
+    const session = targetSession(ctx);
+    if (session === 'none') return reply('No agent session is running here.');
+    if (session === 'ambiguous') return reply('Several sessions are running: reply to a prompt message, or choose one with /switch <id> (see /sessions).');
+    store.channels.addInput(session.id, event.text, `${this.name}:${event.from.id}`);
+  }
+
+  private async onFile(event: Extract<InboundEvent, { type: 'file' }>): Promise<void> {
+    const { store, channel } = this.options;
+    const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
+    if (event.size > MAX_UPLOAD_BYTES) {
+      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: `upload of ${event.size} bytes refused` });
+      return reply(`That file is too large: the limit is ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
+    }
+    const session = targetSession(this.commandContext(event.target, event.from));
+    if (typeof session === 'string') return reply('Choose a session first with /switch <id>, then send the file again.');
+    try {
+      const data = await event.download(MAX_UPLOAD_BYTES);
+      const dir = path.join(store.dir, 'uploads', session.id.slice(0, 8));
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const file = path.join(dir, path.basename(event.fileName).replace(/[^\w.-]/g, '_') || 'upload');
+      writeFileSync(file, data, { mode: 0o600 });
+      store.channels.addInput(session.id, [event.caption, file].filter(Boolean).join(' '), `${this.name}:${event.from.id}`);
+      return reply(`Saved to ${file} and passed to the session.`);
+    } catch (error) {
+      return reply(`Could not receive the file: ${(error as Error).message}`);
+    }
+  }
+
+  private commandContext(target: ChatTarget, from: InboundEvent['from']): CommandContext {
+    return { store: this.options.store, channel: this.name, target, from, sessions: () => this.servedSessions() };
+  }
+
+  private log(line: string): void {
+    this.options.log?.(`${this.name}: ${line}`);
+  }
+}
+
+function responseFileName(now: number): string {
+  const d = new Date(now);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `response-${two(d.getHours())}${two(d.getMinutes())}${two(d.getSeconds())}.md`;
+}
