@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawn as spawnPty } from 'node-pty';
-import { agentBridgeBin, exitProblem, RUN_TIMEOUT_MS, runTimed, type RunOptions } from './util.js';
+import { agentBridgeBin, exitProblem, RUN_TIMEOUT_MS, runTimed } from './util.js';
 
 /** One timed run of a workload through one reader. */
 export interface Sample {
@@ -61,16 +61,74 @@ child.onData((data) => {
 child.onExit(({ exitCode }) => { process.exitCode = exitCode; });
 `;
 
-/** The minimal relay, measured exactly like agent-bridge (spawn to exit, stdout a drained pipe). */
-export async function minimalRelay(script: string, root: string, readBytesPerSec?: number): Promise<Sample> {
-  // cwd = root so require('node-pty') resolves to the project's copy.
-  const options: RunOptions = { cwd: root };
-  if (readBytesPerSec) options.readBytesPerSec = readBytesPerSec;
-  const run = await runTimed(process.execPath, ['-e', MINIMAL_RELAY, script], options);
-  const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
-  const problem = exitProblem('minimal relay', run);
-  if (problem) sample.problem = problem;
+/** A slow terminal: read `chunkBytes` every `delayMs` with blocking reads (like a person's SSH link). */
+export interface SlowReader {
+  chunkBytes: number;
+  delayMs: number;
+}
+
+/** Reads stdin in small blocking reads with a pause after each, then prints the byte count. */
+const SLOW_READER = `
+const fs = require('node:fs');
+const chunk = Buffer.alloc(Number(process.env.SLOW_CHUNK));
+const delay = Number(process.env.SLOW_DELAY);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let total = 0;
+for (;;) {
+  let n;
+  try { n = fs.readSync(0, chunk, 0, chunk.length, null); }
+  catch (e) { if (e.code === 'EAGAIN') { Atomics.wait(pause, 0, 0, 5); continue; } throw e; }
+  if (n === 0) break;
+  total += n;
+  Atomics.wait(pause, 0, 0, delay);
+}
+process.stdout.write(String(total));
+`;
+
+/** `relay | slow reader` in sh; the relay's exit status comes back on stderr. */
+const SLOW_PIPELINE = '( "$@"; echo "relay-exit=$?" >&2 ) | "$NODE_BIN" -e "$SLOW_READER"';
+
+/**
+ * Runs a relay process (argv), timed from spawn to exit, stdout a pipe drained as fast as it comes, or
+ * through a slow reader.
+ */
+async function timedRelay(
+  what: string,
+  argv: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; slow?: SlowReader },
+): Promise<Sample> {
+  if (!options.slow) {
+    const run = await runTimed(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env });
+    const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
+    const problem = exitProblem(what, run);
+    if (problem) sample.problem = problem;
+    return sample;
+  }
+  const env = {
+    ...(options.env ?? process.env),
+    NODE_BIN: process.execPath,
+    SLOW_READER,
+    SLOW_CHUNK: String(options.slow.chunkBytes),
+    SLOW_DELAY: String(options.slow.delayMs),
+  };
+  const run = await runTimed('sh', ['-c', SLOW_PIPELINE, 'sh', ...argv], {
+    cwd: options.cwd,
+    env,
+    captureStdout: true,
+  });
+  const status = /relay-exit=(\d+)/.exec(run.stderr);
+  const sample: Sample = { ms: run.ms, bytes: Number(run.stdout.trim()) || 0 };
+  if (run.code !== 0 || !status || status[1] !== '0') {
+    const stderr = run.stderr.replace(/relay-exit=\d+\s*/, '').trim();
+    sample.problem = `${what}: exit ${status?.[1] ?? '?'}, reader exit ${run.code}${stderr ? `; stderr: ${stderr}` : ''}`;
+  }
   return sample;
+}
+
+/** The minimal relay, measured exactly like agent-bridge (spawn to exit, stdout a pipe). */
+export function minimalRelay(script: string, root: string, slow?: SlowReader): Promise<Sample> {
+  // cwd = root so require('node-pty') resolves to the project's copy.
+  return timedRelay('minimal relay', [process.execPath, '-e', MINIMAL_RELAY, script], { cwd: root, slow });
 }
 
 export interface AgentBridgeRun {
@@ -78,8 +136,8 @@ export interface AgentBridgeRun {
   /** AGENT_BRIDGE_HOME for the run: a temp folder, emptied after each run. */
   home: string;
   record: boolean;
-  /** Read agent-bridge's stdout no faster than this (a slow terminal). */
-  readBytesPerSec?: number;
+  /** Read agent-bridge's stdout slowly (a slow terminal); as fast as it comes when absent. */
+  slow?: SlowReader;
 }
 
 /**
@@ -87,18 +145,11 @@ export interface AgentBridgeRun {
  * /dev/null (so --cols/--rows defaults apply), stdout a pipe drained and counted; spawn to exit.
  */
 export async function agentBridgeRelay(script: string, options: AgentBridgeRun): Promise<Sample> {
-  const args = [agentBridgeBin(options.root), 'run', 'custom'];
-  if (!options.record) args.push('--no-record');
-  args.push('--', 'sh', '-c', script);
-  const runOptions: RunOptions = {
-    cwd: options.root,
-    env: { ...process.env, AGENT_BRIDGE_HOME: options.home },
-  };
-  if (options.readBytesPerSec) runOptions.readBytesPerSec = options.readBytesPerSec;
-  const run = await runTimed(process.execPath, args, runOptions);
-  const sample: Sample = { ms: run.ms, bytes: run.stdoutBytes };
-  const problem = exitProblem('agent-bridge run', run);
-  if (problem) sample.problem = problem;
+  const argv = [process.execPath, agentBridgeBin(options.root), 'run', 'custom'];
+  if (!options.record) argv.push('--no-record');
+  argv.push('--', 'sh', '-c', script);
+  const env = { ...process.env, AGENT_BRIDGE_HOME: options.home };
+  const sample = await timedRelay('agent-bridge run', argv, { cwd: options.root, env, slow: options.slow });
   const recordings = await takeRecordings(options.home);
   if (options.record) {
     if (recordings.length !== 1) {

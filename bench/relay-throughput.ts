@@ -158,12 +158,10 @@ function ratios(loads: Workload[], all: Variants, times: Times, fixedMs: number)
   const out: Ratio[] = [];
   for (const workload of loads) {
     const ms = (variant: Variant) => median(times.get(workload.name)?.get(variant) ?? []);
-    const [raw, minimal, noRecord, record] = [all.raw, all.minimal, all.noRecord, all.record].map(ms) as [
-      number,
-      number,
-      number,
-      number,
-    ];
+    const raw = ms(all.raw);
+    const minimal = ms(all.minimal);
+    const noRecord = ms(all.noRecord);
+    const record = ms(all.record);
     const name = workload.name;
     out.push(
       atLeast(`${name}: --no-record vs raw node-pty (throughput)`, raw / noRecord, TARGET),

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { agentBridgeRelay, minimalRelay, type Sample } from './relay-runners.js';
+import { agentBridgeRelay, minimalRelay, type Sample, type SlowReader } from './relay-runners.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 import { formatBytes, formatMs, info, measurement, median } from './util.js';
 
@@ -11,7 +11,9 @@ import { formatBytes, formatMs, info, measurement, median } from './util.js';
  * is compared with the time the reader alone needs (size / rate).
  */
 const SIZE = 256 * 1024;
-const READ_BYTES_PER_SEC = 128 * 1024;
+/** 4 KiB every 50 ms: 80 KiB/s. */
+const SLOW: SlowReader = { chunkBytes: 4096, delayMs: 50 };
+const READ_BYTES_PER_SEC = (SLOW.chunkBytes * 1000) / SLOW.delayMs;
 const REPETITIONS = { quick: 2, full: 3 };
 
 interface Reader {
@@ -25,24 +27,17 @@ function readers(ctx: BenchContext, home: string): Reader[] {
     {
       name: 'minimal relay',
       reference: true,
-      run: (script) => minimalRelay(script, ctx.root, READ_BYTES_PER_SEC),
+      run: (script) => minimalRelay(script, ctx.root, SLOW),
     },
     {
       name: 'agent-bridge --no-record',
       reference: false,
-      run: (script) =>
-        agentBridgeRelay(script, {
-          root: ctx.root,
-          home,
-          record: false,
-          readBytesPerSec: READ_BYTES_PER_SEC,
-        }),
+      run: (script) => agentBridgeRelay(script, { root: ctx.root, home, record: false, slow: SLOW }),
     },
     {
       name: 'agent-bridge (recording)',
       reference: false,
-      run: (script) =>
-        agentBridgeRelay(script, { root: ctx.root, home, record: true, readBytesPerSec: READ_BYTES_PER_SEC }),
+      run: (script) => agentBridgeRelay(script, { root: ctx.root, home, record: true, slow: SLOW }),
     },
   ];
 }
@@ -65,11 +60,12 @@ async function run(ctx: BenchContext): Promise<Result> {
   const reps = ctx.reps ?? (ctx.quick ? REPETITIONS.quick : REPETITIONS.full);
   const result: Result = {
     name: 'slow-reader',
-    params: { bytes: SIZE, readBytesPerSec: READ_BYTES_PER_SEC, repetitions: reps },
+    params: { bytes: SIZE, slowReader: SLOW, repetitions: reps },
     measurements: [],
     ratios: [],
     notes: [
-      `stdout read at ${formatBytes(READ_BYTES_PER_SEC)}/s; the reader alone needs ${formatMs((SIZE / READ_BYTES_PER_SEC) * 1000)}`,
+      `stdout read ${formatBytes(SLOW.chunkBytes)} every ${SLOW.delayMs} ms (${formatBytes(READ_BYTES_PER_SEC)}/s); ` +
+        `the reader alone needs ${formatMs((SIZE / READ_BYTES_PER_SEC) * 1000)}`,
     ],
     problems: [],
   };
@@ -101,6 +97,7 @@ async function run(ctx: BenchContext): Promise<Result> {
 
 export const slowReader: Benchmark = {
   name: 'slow-reader',
-  description: 'a slow terminal: stdout read at 128 KiB/s, nothing may be lost when the child exits',
+  description:
+    'a slow terminal: stdout read at 80 KiB/s in 4 KiB reads, nothing may be lost when the child exits',
   run,
 };

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import path from 'node:path';
 import type { Measurement, Ratio } from './types.js';
 
@@ -52,6 +51,8 @@ export interface ChildRun {
   ms: number;
   /** Bytes read from the child's stdout (a pipe, drained as fast as it comes). */
   stdoutBytes: number;
+  /** stdout's text when captureStdout was set, else ''. */
+  stdout: string;
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
@@ -63,8 +64,8 @@ export const RUN_TIMEOUT_MS = 10 * 60_000;
 export interface RunOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  /** Read stdout no faster than this (a slow terminal); as fast as it comes when absent. */
-  readBytesPerSec?: number;
+  /** Keep stdout's text (small outputs only) in ChildRun.stdout. */
+  captureStdout?: boolean;
 }
 
 /** Spawns a process with stdin from /dev/null and times it from spawn to exit with its pipes closed. */
@@ -80,48 +81,24 @@ export function runTimed(command: string, args: string[], options: RunOptions): 
     });
     let stdoutBytes = 0;
     const stderr: Buffer[] = [];
-    if (options.readBytesPerSec) {
-      const pump = slowPump(child.stdout, options.readBytesPerSec, (n) => (stdoutBytes += n));
-      child.on('close', () => clearInterval(pump));
-    } else {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdoutBytes += chunk.length;
-      });
-    }
+    const stdout: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (options.captureStdout) stdout.push(chunk);
+    });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) =>
       resolve({
         ms: performance.now() - started,
         stdoutBytes,
+        stdout: Buffer.concat(stdout).toString('utf8'),
         code,
         signal,
         stderr: Buffer.concat(stderr).toString('utf8').slice(0, 2000),
       }),
     );
   });
-}
-
-const SLOW_TICK_MS = 20;
-
-/**
- * Reads a paused stream at `rate` bytes per second, a few KB every tick, like a slow terminal: the pipe
- * (64 KiB) and Node's buffer (16 KiB) fill, and the writer sees backpressure.
- */
-function slowPump(stream: Readable, rate: number, count: (bytes: number) => void): NodeJS.Timeout {
-  // A 'readable' listener keeps the stream ours: without one, Node resumes (and discards) a child's unread
-  // stdout as soon as the child exits (child_process flushStdio).
-  stream.on('readable', () => {});
-  return setInterval(() => {
-    let budget = Math.max(1, Math.round((rate * SLOW_TICK_MS) / 1000));
-    while (budget > 0 && stream.readableLength > 0) {
-      const chunk = stream.read(Math.min(budget, stream.readableLength)) as Buffer | null;
-      if (!chunk) break;
-      count(chunk.length);
-      budget -= chunk.length;
-    }
-    if (stream.readableLength === 0) stream.read(0); // lets a finished stream emit 'end'
-  }, SLOW_TICK_MS);
 }
 
 /** Describes a child that did not exit cleanly, or null when it did. */

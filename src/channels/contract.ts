@@ -22,7 +22,14 @@ export interface ChatUser {
 }
 
 export type InboundEvent =
-  | { type: 'text'; target: ChatTarget; from: ChatUser; text: string; messageId: string; replyTo?: MessageRef }
+  | {
+      type: 'text';
+      target: ChatTarget;
+      from: ChatUser;
+      text: string;
+      messageId: string;
+      replyTo?: MessageRef;
+    }
   | {
       type: 'button';
       target: ChatTarget;

@@ -15,7 +15,13 @@ export interface HostedChannel {
 }
 
 /** Builds the relay for one configured channel; null when it is not configured. */
-export function channelRelay(name: string, config: Config, store: Store, clock: Clock, log: (line: string) => void): HostedChannel | null {
+export function channelRelay(
+  name: string,
+  config: Config,
+  store: Store,
+  clock: Clock,
+  log: (line: string) => void,
+): HostedChannel | null {
   if (name !== 'telegram' || !config.channels.telegram) return null;
   const telegram = config.channels.telegram;
   let relay: ChannelRelay | null = null;
@@ -27,7 +33,9 @@ export function channelRelay(name: string, config: Config, store: Store, clock: 
     onError: log,
   });
   const allowedUsers = new Set(telegram.allowed_users.map(String));
-  const chats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({ chatId: String(id) }));
+  const chats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({
+    chatId: String(id),
+  }));
   relay = new ChannelRelay({
     channel,
     store,
@@ -42,7 +50,13 @@ export function channelRelay(name: string, config: Config, store: Store, clock: 
 }
 
 /** Starts hosting `names` unless another live agent-bridge process already hosts each; returns what started. */
-export async function hostChannels(names: string[], config: Config, store: Store, clock: Clock, log: (line: string) => void): Promise<ChannelRelay[]> {
+export async function hostChannels(
+  names: string[],
+  config: Config,
+  store: Store,
+  clock: Clock,
+  log: (line: string) => void,
+): Promise<ChannelRelay[]> {
   const started: ChannelRelay[] = [];
   for (const name of names) {
     if (store.channels.hostAlive(name, isProcessAlive)) continue;

@@ -191,8 +191,14 @@ function addServeCommands(program: Command): void {
   program
     .command('serve')
     .description('host the configured chat channels for every agent session on this machine, until Ctrl-C')
-    .option('--config <file>', 'agent-bridge.yaml to use (default: ./agent-bridge.yaml, then ~/.agent-bridge/agent-bridge.yaml)')
-    .addHelpText('after', examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'))
+    .option(
+      '--config <file>',
+      'agent-bridge.yaml to use (default: ./agent-bridge.yaml, then ~/.agent-bridge/agent-bridge.yaml)',
+    )
+    .addHelpText(
+      'after',
+      examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'),
+    )
     .action(async (options: { config?: string }) => {
       const { serveCommand } = await import('./commands/serve.js');
       process.exitCode = await serveCommand(options);
@@ -203,10 +209,23 @@ function addServeCommands(program: Command): void {
     .command('telegram')
     .description('connect a Telegram bot: checks the token, writes the config file (readable only by you)')
     .option('--token <token>', 'the bot token from @BotFather (asked when missing)')
-    .option('--user <id>', 'a Telegram user id allowed to answer (repeatable; asked when missing)', (v: string, p: string[] | undefined) => [...(p ?? []), v])
+    .option(
+      '--user <id>',
+      'a Telegram user id allowed to answer (repeatable; asked when missing)',
+      (v: string, p: string[] | undefined) => [...(p ?? []), v],
+    )
     .option('--api-root <url>', 'a self-hosted Bot API server instead of api.telegram.org')
-    .option('--config <file>', 'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)')
-    .addHelpText('after', examples('agent-bridge setup telegram', 'agent-bridge setup telegram --token 123456:ABC... --user 123456789'))
+    .option(
+      '--config <file>',
+      'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge setup telegram',
+        'agent-bridge setup telegram --token 123456:ABC... --user 123456789',
+      ),
+    )
     .action(async (options: { token?: string; user?: string[]; apiRoot?: string; config?: string }) => {
       const { setupTelegramCommand } = await import('./commands/setup.js');
       await setupTelegramCommand(options);

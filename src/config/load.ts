@@ -12,7 +12,11 @@ export class ConfigError extends Error {
 }
 
 /** `--config`, else ./agent-bridge.yaml, else <data dir>/agent-bridge.yaml; null when there is none. */
-export function findConfigFile(explicit: string | undefined, dataDir: string, cwd = process.cwd()): string | null {
+export function findConfigFile(
+  explicit: string | undefined,
+  dataDir: string,
+  cwd = process.cwd(),
+): string | null {
   if (explicit) {
     if (!existsSync(explicit)) throw new ConfigError(`${explicit}: no such config file`);
     return path.resolve(explicit);
@@ -43,23 +47,37 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     throw new ConfigError(`${file}:${line}: not valid YAML: ${error.message.split('\n')[0]}`);
   }
   const raw = expandEnv(doc.toJS() ?? {}, env, (key, name) => {
-    throw new ConfigError(`${file}:${lineOf(doc, lineCounter, key)}: ${key.join('.')}: environment variable ${name} is not set`);
+    throw new ConfigError(
+      `${file}:${lineOf(doc, lineCounter, key)}: ${key.join('.')}: environment variable ${name} is not set`,
+    );
   });
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
   // A misspelt key is the likeliest cause of a "missing" one: report it first.
-  const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+  const issues = [...result.error.issues].sort(
+    (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+  );
   throw new ConfigError(describeIssue(issues[0]!, file, doc, lineCounter, raw));
 }
 
-function describeIssue(issue: ZodIssue, file: string, doc: Document, lines: LineCounter, raw: unknown): string {
+function describeIssue(
+  issue: ZodIssue,
+  file: string,
+  doc: Document,
+  lines: LineCounter,
+  raw: unknown,
+): string {
   const key = issue.path.map(String);
   const where = key.length ? key.join('.') : '(top level)';
   let message = issue.message;
-  if (issue.code === 'unrecognized_keys') message = `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    message = `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   else if (issue.code === 'invalid_type') {
     const found = valueAt(raw, key);
-    message = found === undefined ? `missing: expected ${issue.expected}` : `expected ${issue.expected}, found ${JSON.stringify(found)}`;
+    message =
+      found === undefined
+        ? `missing: expected ${issue.expected}`
+        : `expected ${issue.expected}, found ${JSON.stringify(found)}`;
   }
   const target = issue.code === 'unrecognized_keys' ? [...key, issue.keys[0]!] : key;
   return `${file}:${lineOf(doc, lines, target)}: ${where}: ${message}`;
@@ -67,7 +85,8 @@ function describeIssue(issue: ZodIssue, file: string, doc: Document, lines: Line
 
 function valueAt(value: unknown, key: string[]): unknown {
   let node = value;
-  for (const part of key) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of key)
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   return node;
 }
 
@@ -77,7 +96,9 @@ function lineOf(doc: Document, lines: LineCounter, key: Array<string | number>):
   let offset = (doc.contents as { range?: [number] } | null)?.range?.[0] ?? 0;
   for (const part of key) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => String((item.key as { value?: unknown })?.value ?? item.key) === String(part));
+      const pair = node.items.find(
+        (item) => String((item.key as { value?: unknown })?.value ?? item.key) === String(part),
+      );
       if (!pair) break;
       offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
       node = pair.value;
@@ -93,13 +114,23 @@ function lineOf(doc: Document, lines: LineCounter, key: Array<string | number>):
 
 type Missing = (key: Array<string | number>, name: string) => never;
 
-function expandEnv(value: unknown, env: NodeJS.ProcessEnv, missing: Missing, key: Array<string | number> = []): unknown {
+function expandEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  missing: Missing,
+  key: Array<string | number> = [],
+): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? missing(key, name));
+    return value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
+      (_, name: string) => env[name] ?? missing(key, name),
+    );
   }
   if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, missing, [...key, i]));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, missing, [...key, k])]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, missing, [...key, k])]),
+    );
   }
   return value;
 }

@@ -9,7 +9,9 @@ export const duration = z.union([
 const telegram = z
   .object({
     token: z.string().min(1, 'the bot token from @BotFather'),
-    allowed_users: z.array(z.union([z.number().int(), z.string().regex(/^\d+$/)])).min(1, 'at least one Telegram user id'),
+    allowed_users: z
+      .array(z.union([z.number().int(), z.string().regex(/^\d+$/)]))
+      .min(1, 'at least one Telegram user id'),
     chat_ids: z.array(z.union([z.number().int(), z.string().regex(/^-?\d+$/)])).optional(),
     api_root: z.string().url().optional(),
   })

@@ -106,7 +106,11 @@ export class AgentSession {
     const recording = this.options.record ? this.startRecording() : null;
     this.register(recording);
     this.terminal.on((event) => this.onTerminalEvent(event));
-    this.watcher = new StoreWatcher(() => store.dataVersion(), clock, () => this.onStoreChange());
+    this.watcher = new StoreWatcher(
+      () => store.dataVersion(),
+      clock,
+      () => this.onStoreChange(),
+    );
     this.watcher.start();
   }
 
@@ -122,10 +126,19 @@ export class AgentSession {
       approveFrom,
       ...(this.options.label ? { label: this.options.label } : {}),
     });
-    store.audit.record('SESSION_START', { session_id: this.id, agent: spec.id, cwd: this.options.cwd, pid: this.terminal.pid });
+    store.audit.record('SESSION_START', {
+      session_id: this.id,
+      agent: spec.id,
+      cwd: this.options.cwd,
+      pid: this.terminal.pid,
+    });
     if (approveFrom.length > 0) {
       const where = `${record.label} on ${record.host}`;
-      store.channels.addMessage(this.id, 'notice', `▶️ ${spec.displayName} started in ${where} (session ${this.id.slice(0, 8)})`);
+      store.channels.addMessage(
+        this.id,
+        'notice',
+        `▶️ ${spec.displayName} started in ${where} (session ${this.id.slice(0, 8)})`,
+      );
     }
   }
 

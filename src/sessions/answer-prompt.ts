@@ -42,7 +42,10 @@ export function answerPrompt(
     };
   }
   const record = matches[0]!;
-  if (request.sessionPrefix !== undefined && !record.sessionId.replace(/-/g, '').startsWith(request.sessionPrefix)) {
+  if (
+    request.sessionPrefix !== undefined &&
+    !record.sessionId.replace(/-/g, '').startsWith(request.sessionPrefix)
+  ) {
     return refuse(store, record, request, 'refused', 'the answer names another session');
   }
   if (request.noncePrefix !== undefined && !record.nonce.startsWith(request.noncePrefix)) {

@@ -60,7 +60,12 @@ export class ChannelRelay {
     if (store.channels.getState(channel.name, 'message_cursor') === null) {
       store.channels.setState(channel.name, 'message_cursor', String(store.channels.lastMessageId()));
     }
-    await channel.start((event) => void this.onInbound(event).catch((error: unknown) => this.log(`inbound: ${(error as Error).message}`)));
+    await channel.start(
+      (event) =>
+        void this.onInbound(event).catch((error: unknown) =>
+          this.log(`inbound: ${(error as Error).message}`),
+        ),
+    );
     this.schedule();
     void this.sync();
     return true;
@@ -129,8 +134,18 @@ export class ChannelRelay {
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
         try {
           const ref = await channel.sendPrompt(chat, promptView(record, session));
-          store.channels.recordPromptMessage({ promptId: record.id, channel: this.name, chatId: chat.chatId, messageId: ref.messageId });
-          store.audit.record('PROMPT_ROUTED', { session_id: record.sessionId, prompt_id: record.id, channel: this.name, chat: chat.chatId });
+          store.channels.recordPromptMessage({
+            promptId: record.id,
+            channel: this.name,
+            chatId: chat.chatId,
+            messageId: ref.messageId,
+          });
+          store.audit.record('PROMPT_ROUTED', {
+            session_id: record.sessionId,
+            prompt_id: record.id,
+            channel: this.name,
+            chat: chat.chatId,
+          });
           this.failedSends.delete(key);
         } catch (error) {
           this.failedSends.set(key, clock.now() + 5_000);
@@ -147,7 +162,11 @@ export class ChannelRelay {
       if (!record) continue;
       try {
         const view = promptView(record, store.sessions.get(record.sessionId));
-        await channel.showOutcome({ chatId: sent.chatId, messageId: sent.messageId }, view, promptOutcome(record));
+        await channel.showOutcome(
+          { chatId: sent.chatId, messageId: sent.messageId },
+          view,
+          promptOutcome(record),
+        );
         store.channels.markOutcomeShown(sent.promptId, this.name, sent.chatId);
       } catch (error) {
         this.log(`could not update prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
@@ -164,9 +183,15 @@ export class ChannelRelay {
       if (session?.approveFrom.includes(this.name)) {
         for (const chat of chats) {
           const long = message.text.length > outputThreshold;
-          await (long
-            ? channel.sendFile(chat, responseFileName(this.options.clock.now()), Buffer.from(message.text), `${session.agent} · ${session.label}`)
-            : channel.sendText(chat, message.text)
+          await (
+            long
+              ? channel.sendFile(
+                  chat,
+                  responseFileName(this.options.clock.now()),
+                  Buffer.from(message.text),
+                  `${session.agent} · ${session.label}`,
+                )
+              : channel.sendText(chat, message.text)
           ).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
         }
       }
@@ -177,7 +202,12 @@ export class ChannelRelay {
   private async onInbound(event: InboundEvent): Promise<void> {
     const { store, allowedUsers } = this.options;
     if (!allowedUsers.has(event.from.id)) {
-      store.audit.record('UNAUTHORIZED', { channel: this.name, user: event.from.id, name: event.from.name, kind: event.type });
+      store.audit.record('UNAUTHORIZED', {
+        channel: this.name,
+        user: event.from.id,
+        name: event.from.name,
+        kind: event.type,
+      });
       if (event.type === 'button') await event.acknowledge('You are not allowed to answer here.');
       return;
     }
@@ -190,13 +220,26 @@ export class ChannelRelay {
     const { store } = this.options;
     const button = decodeButton(event.data);
     if (!button) {
-      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: 'malformed button data' });
+      store.audit.record('REPLY_REJECTED', {
+        channel: this.name,
+        decided_by: `${this.name}:${event.from.id}`,
+        reason: 'malformed button data',
+      });
       return event.acknowledge('This button is not from agent-bridge.');
     }
     if (button.value === 'm') return this.showMore(event, button.promptPrefix);
     if (!this.limiter.allow(button.sessionPrefix)) {
-      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: 'rate limited' });
-      await this.options.channel.sendText(event.target, '⚠️ Too many answers for this session in a minute; answers are paused briefly.').catch(() => undefined);
+      store.audit.record('REPLY_REJECTED', {
+        channel: this.name,
+        decided_by: `${this.name}:${event.from.id}`,
+        reason: 'rate limited',
+      });
+      await this.options.channel
+        .sendText(
+          event.target,
+          '⚠️ Too many answers for this session in a minute; answers are paused briefly.',
+        )
+        .catch(() => undefined);
       return event.acknowledge('Too many answers: wait a minute.');
     }
     const raw = answerForButton(button.value);
@@ -213,18 +256,28 @@ export class ChannelRelay {
     this.poke();
   }
 
-  private async showMore(event: Extract<InboundEvent, { type: 'button' }>, promptPrefix: string): Promise<void> {
+  private async showMore(
+    event: Extract<InboundEvent, { type: 'button' }>,
+    promptPrefix: string,
+  ): Promise<void> {
     const record = this.options.store.prompts.findByPrefix(promptPrefix)[0];
     await event.acknowledge();
-    if (record) await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
+    if (record)
+      await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
   }
 
   private async onText(event: Extract<InboundEvent, { type: 'text' }>): Promise<void> {
     const { store, channel } = this.options;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
-    const promptId = event.replyTo ? store.channels.promptForMessage(this.name, event.replyTo.chatId, event.replyTo.messageId) : null;
+    const promptId = event.replyTo
+      ? store.channels.promptForMessage(this.name, event.replyTo.chatId, event.replyTo.messageId)
+      : null;
     if (promptId) {
-      const outcome = answerPrompt(store, { promptRef: promptId, raw: event.text, decidedBy: `${this.name}:${event.from.id}` });
+      const outcome = answerPrompt(store, {
+        promptRef: promptId,
+        raw: event.text,
+        decidedBy: `${this.name}:${event.from.id}`,
+      });
       this.poke();
       return reply(outcome.ok ? `Answered: ${outcome.summary}` : `Not applied: ${outcome.reason}`);
     }
@@ -233,7 +286,10 @@ export class ChannelRelay {
     if (command) return reply(runChatCommand(command.command, command.args, ctx));
     const session = targetSession(ctx);
     if (session === 'none') return reply('No agent session is running here.');
-    if (session === 'ambiguous') return reply('Several sessions are running: reply to a prompt message, or choose one with /switch <id> (see /sessions).');
+    if (session === 'ambiguous')
+      return reply(
+        'Several sessions are running: reply to a prompt message, or choose one with /switch <id> (see /sessions).',
+      );
     store.channels.addInput(session.id, event.text, `${this.name}:${event.from.id}`);
   }
 
@@ -241,18 +297,27 @@ export class ChannelRelay {
     const { store, channel } = this.options;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
     if (event.size > MAX_UPLOAD_BYTES) {
-      store.audit.record('REPLY_REJECTED', { channel: this.name, decided_by: `${this.name}:${event.from.id}`, reason: `upload of ${event.size} bytes refused` });
+      store.audit.record('REPLY_REJECTED', {
+        channel: this.name,
+        decided_by: `${this.name}:${event.from.id}`,
+        reason: `upload of ${event.size} bytes refused`,
+      });
       return reply(`That file is too large: the limit is ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
     }
     const session = targetSession(this.commandContext(event.target, event.from));
-    if (typeof session === 'string') return reply('Choose a session first with /switch <id>, then send the file again.');
+    if (typeof session === 'string')
+      return reply('Choose a session first with /switch <id>, then send the file again.');
     try {
       const data = await event.download(MAX_UPLOAD_BYTES);
       const dir = path.join(store.dir, 'uploads', session.id.slice(0, 8));
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, path.basename(event.fileName).replace(/[^\w.-]/g, '_') || 'upload');
       writeFileSync(file, data, { mode: 0o600 });
-      store.channels.addInput(session.id, [event.caption, file].filter(Boolean).join(' '), `${this.name}:${event.from.id}`);
+      store.channels.addInput(
+        session.id,
+        [event.caption, file].filter(Boolean).join(' '),
+        `${this.name}:${event.from.id}`,
+      );
       return reply(`Saved to ${file} and passed to the session.`);
     } catch (error) {
       return reply(`Could not receive the file: ${(error as Error).message}`);
@@ -260,7 +325,13 @@ export class ChannelRelay {
   }
 
   private commandContext(target: ChatTarget, from: InboundEvent['from']): CommandContext {
-    return { store: this.options.store, channel: this.name, target, from, sessions: () => this.servedSessions() };
+    return {
+      store: this.options.store,
+      channel: this.name,
+      target,
+      from,
+      sessions: () => this.servedSessions(),
+    };
   }
 
   private log(line: string): void {

@@ -40,10 +40,13 @@ export function runChatCommand(command: string, args: string, ctx: CommandContex
   const sessions = ctx.sessions();
   switch (command) {
     case 'sessions':
-      return sessions.length === 0 ? 'No agent sessions are running.' : sessions.map((s) => describeSession(s, ctx)).join('\n');
+      return sessions.length === 0
+        ? 'No agent sessions are running.'
+        : sessions.map((s) => describeSession(s, ctx)).join('\n');
     case 'switch': {
       const matches = sessions.filter((s) => s.id.startsWith(args.toLowerCase()));
-      if (!args || matches.length !== 1) return `Usage: /switch <session id> — one of: ${sessions.map((s) => s.id.slice(0, 8)).join(', ') || 'none running'}`;
+      if (!args || matches.length !== 1)
+        return `Usage: /switch <session id> — one of: ${sessions.map((s) => s.id.slice(0, 8)).join(', ') || 'none running'}`;
       ctx.store.channels.setState(ctx.channel, selectedKey(ctx.target), matches[0]!.id);
       return `Messages here now go to ${describeSession(matches[0]!, ctx)}`;
     }
@@ -52,7 +55,12 @@ export function runChatCommand(command: string, args: string, ctx: CommandContex
       const open = ctx.store.prompts.open().filter((p) => sessions.some((s) => s.id === p.sessionId));
       const header = command === 'status' ? `${sessions.length} session(s) running.\n` : '';
       if (open.length === 0) return `${header}No prompts are waiting.`;
-      return header + open.map((p) => `• ${p.id.slice(0, 8)} ${p.kind}: ${p.excerpt.replace(/\s+/g, ' ').slice(0, 120)}`).join('\n');
+      return (
+        header +
+        open
+          .map((p) => `• ${p.id.slice(0, 8)} ${p.kind}: ${p.excerpt.replace(/\s+/g, ' ').slice(0, 120)}`)
+          .join('\n')
+      );
     }
     case 'help':
       return [
@@ -67,7 +75,8 @@ export function runChatCommand(command: string, args: string, ctx: CommandContex
 }
 
 function describeSession(session: SessionRecord, ctx: CommandContext): string {
-  const selected = ctx.store.channels.getState(ctx.channel, selectedKey(ctx.target)) === session.id ? ' ◀' : '';
+  const selected =
+    ctx.store.channels.getState(ctx.channel, selectedKey(ctx.target)) === session.id ? ' ◀' : '';
   const waiting = ctx.store.prompts.open(session.id).length;
   return `${session.id.slice(0, 8)} · ${session.agent} · ${session.label} · ${session.host}${waiting ? ` · ${waiting} waiting` : ''}${selected}`;
 }

@@ -29,7 +29,9 @@ export function promptView(record: PromptRecord, session: SessionRecord | null):
 export function promptOutcome(record: PromptRecord): PromptOutcome {
   const status = record.status === 'injected' ? 'resolved' : record.status;
   return {
-    status: (['resolved', 'expired', 'canceled', 'failed'].includes(status) ? status : 'failed') as PromptOutcome['status'],
+    status: (['resolved', 'expired', 'canceled', 'failed'].includes(status)
+      ? status
+      : 'failed') as PromptOutcome['status'],
     decidedBy: record.decidedBy,
     answer: record.reply ? describeReply(record.reply, record.choices) : null,
     note: record.note,

@@ -40,20 +40,30 @@ export class ChannelStore {
 
   recordPromptMessage(m: Omit<SentPrompt, 'outcomeShown'>): void {
     this.db
-      .prepare('INSERT OR REPLACE INTO prompt_messages (prompt_id, channel, chat_id, message_id, sent_at) VALUES (?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT OR REPLACE INTO prompt_messages (prompt_id, channel, chat_id, message_id, sent_at) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(m.promptId, m.channel, m.chatId, m.messageId, this.clock.now());
   }
 
   promptMessages(promptId: string, channel: string): SentPrompt[] {
     return (
-      this.db.prepare('SELECT * FROM prompt_messages WHERE prompt_id = ? AND channel = ?').all(promptId, channel) as Array<{
+      this.db
+        .prepare('SELECT * FROM prompt_messages WHERE prompt_id = ? AND channel = ?')
+        .all(promptId, channel) as Array<{
         prompt_id: string;
         channel: string;
         chat_id: string;
         message_id: string;
         outcome_shown: number;
       }>
-    ).map((r) => ({ promptId: r.prompt_id, channel: r.channel, chatId: r.chat_id, messageId: r.message_id, outcomeShown: r.outcome_shown === 1 }));
+    ).map((r) => ({
+      promptId: r.prompt_id,
+      channel: r.channel,
+      chatId: r.chat_id,
+      messageId: r.message_id,
+      outcomeShown: r.outcome_shown === 1,
+    }));
   }
 
   promptForMessage(channel: string, chatId: string, messageId: string): string | null {
@@ -70,56 +80,95 @@ export class ChannelStore {
         `SELECT m.*, p.status FROM prompt_messages m JOIN prompts p ON p.id = m.prompt_id
          WHERE m.channel = ? AND m.outcome_shown = 0 AND p.status NOT IN ('created', 'routed', 'awaiting_reply', 'reply_received')`,
       )
-      .all(channel) as Array<{ prompt_id: string; channel: string; chat_id: string; message_id: string; status: string }>;
-    return rows.map((r) => ({ promptId: r.prompt_id, channel: r.channel, chatId: r.chat_id, messageId: r.message_id, outcomeShown: false, status: r.status }));
+      .all(channel) as Array<{
+      prompt_id: string;
+      channel: string;
+      chat_id: string;
+      message_id: string;
+      status: string;
+    }>;
+    return rows.map((r) => ({
+      promptId: r.prompt_id,
+      channel: r.channel,
+      chatId: r.chat_id,
+      messageId: r.message_id,
+      outcomeShown: false,
+      status: r.status,
+    }));
   }
 
   markOutcomeShown(promptId: string, channel: string, chatId: string): void {
-    this.db.prepare('UPDATE prompt_messages SET outcome_shown = 1 WHERE prompt_id = ? AND channel = ? AND chat_id = ?').run(promptId, channel, chatId);
+    this.db
+      .prepare(
+        'UPDATE prompt_messages SET outcome_shown = 1 WHERE prompt_id = ? AND channel = ? AND chat_id = ?',
+      )
+      .run(promptId, channel, chatId);
   }
 
   addInput(sessionId: string, text: string, sentBy: string): void {
-    this.db.prepare('INSERT INTO session_inputs (session_id, text, sent_by, created_at) VALUES (?, ?, ?, ?)').run(sessionId, text, sentBy, this.clock.now());
+    this.db
+      .prepare('INSERT INTO session_inputs (session_id, text, sent_by, created_at) VALUES (?, ?, ?, ?)')
+      .run(sessionId, text, sentBy, this.clock.now());
   }
 
   /** Takes the session's undelivered inputs, marking them delivered in the same transaction. */
   takeInputs(sessionId: string): SessionInput[] {
-    return this.db.transaction(() => {
-      const rows = this.db
-        .prepare('SELECT id, session_id, text, sent_by FROM session_inputs WHERE session_id = ? AND delivered_at IS NULL ORDER BY id')
-        .all(sessionId) as Array<{ id: number; session_id: string; text: string; sent_by: string }>;
-      const mark = this.db.prepare('UPDATE session_inputs SET delivered_at = ? WHERE id = ?');
-      for (const row of rows) mark.run(this.clock.now(), row.id);
-      return rows.map((r) => ({ id: r.id, sessionId: r.session_id, text: r.text, sentBy: r.sent_by }));
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare(
+            'SELECT id, session_id, text, sent_by FROM session_inputs WHERE session_id = ? AND delivered_at IS NULL ORDER BY id',
+          )
+          .all(sessionId) as Array<{ id: number; session_id: string; text: string; sent_by: string }>;
+        const mark = this.db.prepare('UPDATE session_inputs SET delivered_at = ? WHERE id = ?');
+        for (const row of rows) mark.run(this.clock.now(), row.id);
+        return rows.map((r) => ({ id: r.id, sessionId: r.session_id, text: r.text, sentBy: r.sent_by }));
+      })
+      .immediate();
   }
 
   addMessage(sessionId: string, kind: 'message' | 'notice', text: string): void {
-    this.db.prepare('INSERT INTO session_messages (session_id, kind, text, created_at) VALUES (?, ?, ?, ?)').run(sessionId, kind, text, this.clock.now());
+    this.db
+      .prepare('INSERT INTO session_messages (session_id, kind, text, created_at) VALUES (?, ?, ?, ?)')
+      .run(sessionId, kind, text, this.clock.now());
   }
 
   messagesAfter(id: number): SessionMessage[] {
-    const rows = this.db.prepare('SELECT * FROM session_messages WHERE id > ? ORDER BY id LIMIT 100').all(id) as Array<{
+    const rows = this.db
+      .prepare('SELECT * FROM session_messages WHERE id > ? ORDER BY id LIMIT 100')
+      .all(id) as Array<{
       id: number;
       session_id: string;
       kind: 'message' | 'notice';
       text: string;
       created_at: number;
     }>;
-    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, kind: r.kind, text: r.text, createdAt: r.created_at }));
+    return rows.map((r) => ({
+      id: r.id,
+      sessionId: r.session_id,
+      kind: r.kind,
+      text: r.text,
+      createdAt: r.created_at,
+    }));
   }
 
   lastMessageId(): number {
-    return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM session_messages').get() as { id: number }).id;
+    return (
+      this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM session_messages').get() as { id: number }
+    ).id;
   }
 
   getState(channel: string, key: string): string | null {
-    const row = this.db.prepare('SELECT value FROM channel_state WHERE channel = ? AND key = ?').get(channel, key) as { value: string } | undefined;
+    const row = this.db
+      .prepare('SELECT value FROM channel_state WHERE channel = ? AND key = ?')
+      .get(channel, key) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   setState(channel: string, key: string, value: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO channel_state (channel, key, value) VALUES (?, ?, ?)').run(channel, key, value);
+    this.db
+      .prepare('INSERT OR REPLACE INTO channel_state (channel, key, value) VALUES (?, ?, ?)')
+      .run(channel, key, value);
   }
 
   /**
@@ -128,26 +177,37 @@ export class ChannelStore {
    */
   acquireHost(channel: string, isAlive: (pid: number) => boolean): boolean {
     const now = this.clock.now();
-    return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?').get(channel) as
-        | { owner_pid: number; host: string; heartbeat_at: number }
-        | undefined;
-      const ours = row?.owner_pid === process.pid && row.host === hostname();
-      const stale = !row || now - row.heartbeat_at > HOST_LEASE_MS || (row.host === hostname() && !isAlive(row.owner_pid));
-      if (!ours && !stale) return false;
-      this.db.prepare('INSERT OR REPLACE INTO channel_hosts (channel, owner_pid, host, heartbeat_at) VALUES (?, ?, ?, ?)').run(channel, process.pid, hostname(), now);
-      return true;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const row = this.db
+          .prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?')
+          .get(channel) as { owner_pid: number; host: string; heartbeat_at: number } | undefined;
+        const ours = row?.owner_pid === process.pid && row.host === hostname();
+        const stale =
+          !row ||
+          now - row.heartbeat_at > HOST_LEASE_MS ||
+          (row.host === hostname() && !isAlive(row.owner_pid));
+        if (!ours && !stale) return false;
+        this.db
+          .prepare(
+            'INSERT OR REPLACE INTO channel_hosts (channel, owner_pid, host, heartbeat_at) VALUES (?, ?, ?, ?)',
+          )
+          .run(channel, process.pid, hostname(), now);
+        return true;
+      })
+      .immediate();
   }
 
   releaseHost(channel: string): void {
-    this.db.prepare('DELETE FROM channel_hosts WHERE channel = ? AND owner_pid = ? AND host = ?').run(channel, process.pid, hostname());
+    this.db
+      .prepare('DELETE FROM channel_hosts WHERE channel = ? AND owner_pid = ? AND host = ?')
+      .run(channel, process.pid, hostname());
   }
 
   hostAlive(channel: string, isAlive: (pid: number) => boolean): boolean {
-    const row = this.db.prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?').get(channel) as
-      | { owner_pid: number; host: string; heartbeat_at: number }
-      | undefined;
+    const row = this.db
+      .prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?')
+      .get(channel) as { owner_pid: number; host: string; heartbeat_at: number } | undefined;
     if (!row || this.clock.now() - row.heartbeat_at > HOST_LEASE_MS) return false;
     return row.host !== hostname() || isAlive(row.owner_pid);
   }

@@ -28,13 +28,15 @@ export function escapeHtml(text: string): string {
 export function promptText(prompt: PromptView, now: number): string {
   const { origin } = prompt;
   const minutes = Math.max(0, Math.round((prompt.expiresAt - now) / 60_000));
-  const detail = prompt.detail.length > MAX_DETAIL ? prompt.detail.slice(0, MAX_DETAIL) + '\n…' : prompt.detail;
+  const detail =
+    prompt.detail.length > MAX_DETAIL ? prompt.detail.slice(0, MAX_DETAIL) + '\n…' : prompt.detail;
   const lines = [
     `🔔 <b>${escapeHtml(KIND_TITLES[prompt.kind])}</b> · ${escapeHtml(origin.agent)} · ${escapeHtml(origin.label)} · ${escapeHtml(origin.host)}`,
     `<pre>${escapeHtml(detail || prompt.excerpt)}</pre>`,
   ];
   if (prompt.kind === 'free_text') lines.push('Reply to this message with your answer.');
-  if (prompt.kind === 'unknown') lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
+  if (prompt.kind === 'unknown')
+    lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
   const fallback = prompt.safeDefault ? `then: ${escapeHtml(prompt.safeDefault)}` : 'then nothing is typed';
   lines.push(`<i>Session ${prompt.sessionId.slice(0, 8)} · expires in ${minutes} min, ${fallback}</i>`);
   return lines.join('\n');
@@ -53,7 +55,9 @@ export function promptKeyboard(prompt: PromptView): InlineButton[][] {
   }
   if (prompt.choices.length > 0) {
     for (const choice of prompt.choices.slice(0, 9)) {
-      rows.push([button(`${choice.number}. ${shorten(choice.label, 40)}`, `${choice.number}` as ButtonValue)]);
+      rows.push([
+        button(`${choice.number}. ${shorten(choice.label, 40)}`, `${choice.number}` as ButtonValue),
+      ]);
     }
   } else if (prompt.kind === 'yes_no') {
     rows.push([button('✅ Yes', 'y'), button('❌ No', 'n')]);

@@ -2,7 +2,14 @@ import type { Bot, Context } from 'grammy';
 import { Backoff } from '../../core/backoff.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { KeyedSpacer } from '../../core/window-limiter.js';
-import type { Channel, ChatTarget, InboundEvent, MessageRef, PromptOutcome, PromptView } from '../contract.js';
+import type {
+  Channel,
+  ChatTarget,
+  InboundEvent,
+  MessageRef,
+  PromptOutcome,
+  PromptView,
+} from '../contract.js';
 import { outcomeText, promptKeyboard, promptText } from './prompt-message.js';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
@@ -53,12 +60,15 @@ export class TelegramChannel implements Channel {
     const { Bot } = await import('grammy');
     const { autoRetry } = await import('@grammyjs/auto-retry');
     const bot = new Bot(this.options.token, { client: { apiRoot: this.apiRoot } });
-    bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
+    // Network errors are ours to retry (with backoff, without blocking other sends); 429 and 5xx are retried here.
+    bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowHttpErrors: true }));
     try {
       await bot.init();
     } catch (error) {
       if ((error as { error_code?: number }).error_code === 401) {
-        throw new TelegramAuthError('telegram refused the bot token (401 Unauthorized): check channels.telegram.token');
+        throw new TelegramAuthError(
+          'telegram refused the bot token (401 Unauthorized): check channels.telegram.token',
+        );
       }
       throw new Error(`telegram: cannot reach ${this.apiRoot}: ${(error as Error).message}`);
     }
@@ -86,13 +96,18 @@ export class TelegramChannel implements Channel {
   }
 
   sendText(target: ChatTarget, text: string): Promise<MessageRef> {
-    return this.send(target, (bot) => bot.api.sendMessage(target.chatId, text.slice(0, 4096), threadOf(target)));
+    return this.send(target, (bot) =>
+      bot.api.sendMessage(target.chatId, text.slice(0, 4096), threadOf(target)),
+    );
   }
 
   sendFile(target: ChatTarget, fileName: string, data: Buffer, caption?: string): Promise<MessageRef> {
     return this.send(target, async (bot) => {
       const { InputFile } = await import('grammy');
-      return bot.api.sendDocument(target.chatId, new InputFile(data, fileName), { ...threadOf(target), ...(caption ? { caption: caption.slice(0, 1024) } : {}) });
+      return bot.api.sendDocument(target.chatId, new InputFile(data, fileName), {
+        ...threadOf(target),
+        ...(caption ? { caption: caption.slice(0, 1024) } : {}),
+      });
     });
   }
 
@@ -120,10 +135,17 @@ export class TelegramChannel implements Channel {
 
   async editText(ref: MessageRef, text: string): Promise<void> {
     const bot = this.requireBot();
-    await this.spacer.run(ref.chatId, () => bot.api.editMessageText(ref.chatId, Number(ref.messageId), text.slice(0, 4096)).catch(ignoreNotModified));
+    await this.spacer.run(ref.chatId, () =>
+      bot.api
+        .editMessageText(ref.chatId, Number(ref.messageId), text.slice(0, 4096))
+        .catch(ignoreNotModified),
+    );
   }
 
-  private async send(target: ChatTarget, work: (bot: Bot) => Promise<{ message_id: number }>): Promise<MessageRef> {
+  private async send(
+    target: ChatTarget,
+    work: (bot: Bot) => Promise<{ message_id: number }>,
+  ): Promise<MessageRef> {
     const bot = this.requireBot();
     const message = await this.spacer.run(target.chatId, () => work(bot));
     return { ...target, messageId: String(message.message_id) };
@@ -144,7 +166,10 @@ export class TelegramChannel implements Channel {
         from: userOf(ctx),
         data: ctx.callbackQuery.data,
         message: { ...targetOf(ctx), messageId: String(message.message_id) },
-        acknowledge: async (text) => void (await ctx.answerCallbackQuery(text ? { text: text.slice(0, 200) } : {}).catch(() => undefined)),
+        acknowledge: async (text) =>
+          void (await ctx
+            .answerCallbackQuery(text ? { text: text.slice(0, 200) } : {})
+            .catch(() => undefined)),
       });
     });
     bot.on('message:text', (ctx) => {
@@ -176,12 +201,14 @@ export class TelegramChannel implements Channel {
   private async download(fileId: string, maxBytes: number): Promise<Buffer> {
     const bot = this.requireBot();
     const file = await bot.api.getFile(fileId);
-    if ((file.file_size ?? 0) > maxBytes) throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
+    if ((file.file_size ?? 0) > maxBytes)
+      throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
     const url = `${this.apiRoot}/file/bot${this.options.token}/${file.file_path}`;
     const response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
     if (!response.ok) throw new Error(`download failed (${response.status})`);
     const data = Buffer.from(await response.arrayBuffer());
-    if (data.length > maxBytes) throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
+    if (data.length > maxBytes)
+      throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
     return data;
   }
 
@@ -192,7 +219,10 @@ export class TelegramChannel implements Channel {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        const updates = await bot.api.getUpdates({ offset, timeout: POLL_TIMEOUT_SECONDS, allowed_updates: ["message", "callback_query"] }, signal as Parameters<typeof bot.api.getUpdates>[1]);
+        const updates = await bot.api.getUpdates(
+          { offset, timeout: POLL_TIMEOUT_SECONDS, allowed_updates: ['message', 'callback_query'] },
+          signal as Parameters<typeof bot.api.getUpdates>[1],
+        );
         if (troubled) {
           troubled = false;
           this.options.onReconnect?.();
@@ -200,7 +230,11 @@ export class TelegramChannel implements Channel {
         this.backoff.reset();
         for (const update of updates) {
           offset = update.update_id + 1;
-          await bot.handleUpdate(update).catch((error: unknown) => this.options.onError?.(`telegram: handler failed: ${(error as Error).message}`));
+          await bot
+            .handleUpdate(update)
+            .catch((error: unknown) =>
+              this.options.onError?.(`telegram: handler failed: ${(error as Error).message}`),
+            );
         }
       } catch (error) {
         if (signal.aborted) break;
@@ -210,7 +244,9 @@ export class TelegramChannel implements Channel {
         }
         troubled = true;
         const delay = this.backoff.next();
-        this.options.onError?.(`telegram: ${(error as Error).message.split('\n')[0]}; retrying in ${delay / 1000} s`);
+        this.options.onError?.(
+          `telegram: ${(error as Error).message.split('\n')[0]}; retrying in ${delay / 1000} s`,
+        );
         await this.clock.sleep(delay);
       }
     }
@@ -225,7 +261,10 @@ function targetOf(ctx: Context): ChatTarget {
 
 function userOf(ctx: Context): { id: string; name: string } {
   const from = ctx.from;
-  return { id: String(from?.id ?? ''), name: from?.username ? `@${from.username}` : (from?.first_name ?? 'unknown') };
+  return {
+    id: String(from?.id ?? ''),
+    name: from?.username ? `@${from.username}` : (from?.first_name ?? 'unknown'),
+  };
 }
 
 function threadOf(target: ChatTarget): { message_thread_id?: number } {

@@ -49,7 +49,10 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const spec = lookupAgent(agentName);
   const remote = (options.approveFrom ?? []).filter((channel) => !LOCAL_CHANNELS.includes(channel));
   for (const channel of remote) {
-    if (!KNOWN_CHANNELS.includes(channel)) throw new UsageError(`--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`);
+    if (!KNOWN_CHANNELS.includes(channel))
+      throw new UsageError(
+        `--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`,
+      );
   }
   const config = remote.length > 0 ? loadRunConfig(options.config, remote) : null;
   const launch = await resolveOrExplain(spec, {
@@ -63,7 +66,12 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const store = openStore();
   store.sessions.reapDead(isProcessAlive);
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
-  const relays = config ? await hostChannels(remote, config, store, systemClock, () => undefined) : [];
+  // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
+  const channelStore = config ? openStore() : null;
+  const relays =
+    config && channelStore
+      ? await hostChannels(remote, config, channelStore, systemClock, () => undefined)
+      : [];
   try {
     const session = await AgentSession.start({
       spec,
@@ -86,6 +94,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
     return await relay(host, session);
   } finally {
     await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+    channelStore?.close();
     await hooks?.close();
     store.close();
   }
@@ -97,7 +106,9 @@ function loadRunConfig(explicit: string | undefined, channels: string[]): Config
   const { config } = loadConfig(file);
   for (const channel of channels) {
     if (!(config.channels as Record<string, unknown>)[channel]) {
-      throw new UsageError(`${channel} is not configured${file ? ` in ${file}` : ''}: run agent-bridge setup ${channel}`);
+      throw new UsageError(
+        `${channel} is not configured${file ? ` in ${file}` : ''}: run agent-bridge setup ${channel}`,
+      );
     }
   }
   return config;

@@ -14,7 +14,9 @@ export async function serveCommand(options: { config?: string }): Promise<number
   const { config } = loadConfig(file);
   const configured = REMOTE_CHANNELS.filter((name) => (config.channels as Record<string, unknown>)[name]);
   if (configured.length === 0) {
-    throw new CliFailure(`no channels are configured${file ? ` in ${file}` : ''}: run agent-bridge setup telegram`);
+    throw new CliFailure(
+      `no channels are configured${file ? ` in ${file}` : ''}: run agent-bridge setup telegram`,
+    );
   }
   const store = openStore();
   const log = (line: string) => process.stderr.write(`agent-bridge: ${line}\n`);

@@ -15,15 +15,25 @@ export interface SetupTelegramOptions {
 }
 
 /** `agent-bridge setup telegram`: asks for what is missing, checks the token with getMe, writes the config (0600). */
-export async function setupTelegramCommand(options: SetupTelegramOptions, target: OutputTarget = stdoutTarget): Promise<void> {
+export async function setupTelegramCommand(
+  options: SetupTelegramOptions,
+  target: OutputTarget = stdoutTarget,
+): Promise<void> {
   const token = options.token ?? (await ask('Bot token (from @BotFather): '));
-  if (!/^\d+:[\w-]{20,}$/.test(token)) throw new UsageError('that does not look like a bot token (digits, a colon, then letters): get one from @BotFather');
-  const users = options.user?.length ? options.user : (await ask('Your Telegram user id (numbers; ask @userinfobot): ')).split(/[\s,]+/);
+  if (!/^\d+:[\w-]{20,}$/.test(token))
+    throw new UsageError(
+      'that does not look like a bot token (digits, a colon, then letters): get one from @BotFather',
+    );
+  const users = options.user?.length
+    ? options.user
+    : (await ask('Your Telegram user id (numbers; ask @userinfobot): ')).split(/[\s,]+/);
   const ids = users.filter(Boolean);
-  if (ids.length === 0 || ids.some((id) => !/^\d+$/.test(id))) throw new UsageError('user ids are numbers, e.g. 123456789: ask @userinfobot for yours');
+  if (ids.length === 0 || ids.some((id) => !/^\d+$/.test(id)))
+    throw new UsageError('user ids are numbers, e.g. 123456789: ask @userinfobot for yours');
   const apiRoot = options.apiRoot ?? TELEGRAM_API_ROOT;
   const botName = await checkToken(token, apiRoot);
-  const file = findConfigFile(options.config, dataDir()) ?? options.config ?? path.join(dataDir(), CONFIG_FILE_NAME);
+  const file =
+    findConfigFile(options.config, dataDir()) ?? options.config ?? path.join(dataDir(), CONFIG_FILE_NAME);
   const changes: Array<{ path: string[]; value: unknown }> = [
     { path: ['channels', 'telegram', 'token'], value: token },
     { path: ['channels', 'telegram', 'allowed_users'], value: ids.map(Number) },
@@ -43,13 +53,19 @@ async function checkToken(token: string, apiRoot: string): Promise<string> {
     return me.username;
   } catch (error) {
     const code = (error as { error_code?: number }).error_code;
-    if (code === 401 || code === 404) throw new CliFailure('Telegram refused that token (401 Unauthorized): copy it again from @BotFather');
-    throw new CliFailure(`could not reach Telegram at ${apiRoot}: ${(error as Error).message.split('\n')[0]}`);
+    if (code === 401 || code === 404)
+      throw new CliFailure('Telegram refused that token (401 Unauthorized): copy it again from @BotFather');
+    throw new CliFailure(
+      `could not reach Telegram at ${apiRoot}: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
 async function ask(question: string): Promise<string> {
-  if (!process.stdin.isTTY) throw new UsageError(`missing ${question.split(' (')[0]!.toLowerCase().replace(/:$/, '')}: pass it as an option (see --help)`);
+  if (!process.stdin.isTTY)
+    throw new UsageError(
+      `missing ${question.split(' (')[0]!.toLowerCase().replace(/:$/, '')}: pass it as an option (see --help)`,
+    );
   const readline = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return (await readline.question(question)).trim();

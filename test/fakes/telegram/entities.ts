@@ -45,7 +45,8 @@ const HTML_TAGS: Record<string, string> = {
   blockquote: 'blockquote',
   'tg-emoji': 'custom_emoji',
 };
-const START_TAG = /^<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*>/;
+const START_TAG =
+  /^<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*>/;
 const END_TAG = /^<\/([a-zA-Z][a-zA-Z0-9-]*)?\s*>/;
 const HTML_ENTITY = /^&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});/;
 const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
@@ -82,8 +83,7 @@ function parseHtml(raw: string): Formatted {
       const start = START_TAG.exec(rest);
       const tag = start?.[1]?.toLowerCase() ?? '';
       const type = HTML_TAGS[tag];
-      if (!start || !type)
-        fail(`Unsupported start tag "${tag}" at byte offset ${byteOffset(raw, i)}`);
+      if (!start || !type) fail(`Unsupported start tag "${tag}" at byte offset ${byteOffset(raw, i)}`);
       const attributes = start?.[2] ?? '';
       if (tag === 'span' && attribute(attributes, 'class') !== 'tg-spoiler')
         fail(`Tag "span" must have class "tg-spoiler" at byte offset ${byteOffset(raw, i)}`);
@@ -94,7 +94,9 @@ function parseHtml(raw: string): Formatted {
     const entity = raw[i] === '&' ? HTML_ENTITY.exec(rest) : null;
     if (entity?.[1]) {
       const name = entity[1];
-      text += NAMED[name] ?? String.fromCodePoint(Number(name.startsWith('#x') ? `0x${name.slice(2)}` : name.slice(1)));
+      text +=
+        NAMED[name] ??
+        String.fromCodePoint(Number(name.startsWith('#x') ? `0x${name.slice(2)}` : name.slice(1)));
       i += entity[0].length;
       continue;
     }
@@ -171,18 +173,27 @@ function parseMarkdown(raw: string, v2: boolean): Formatted {
       text += content;
       i = close + width;
     } else if (c === '*') toggle('bold', 1);
-    else if (c === '_') toggle(v2 && raw[i + 1] === '_' ? 'underline' : 'italic', v2 && raw[i + 1] === '_' ? 2 : 1);
+    else if (c === '_')
+      toggle(v2 && raw[i + 1] === '_' ? 'underline' : 'italic', v2 && raw[i + 1] === '_' ? 2 : 1);
     else if (v2 && c === '~') toggle('strikethrough', 1);
     else if (v2 && c === '|' && raw[i + 1] === '|') toggle('spoiler', 2);
     else if (c === '[') {
       open.push({ type: 'text_link', start: text.length, at: byteOffset(raw, i) });
       i += 1;
     } else if (c === ']' && open.some((mark) => mark.type === 'text_link')) {
-      const mark = open.splice(open.findLastIndex((m) => m.type === 'text_link'), 1)[0];
+      const mark = open.splice(
+        open.findLastIndex((m) => m.type === 'text_link'),
+        1,
+      )[0];
       const close = raw[i + 1] === '(' ? findClosing(raw, i + 2, ')', v2) : -1;
       if (close < 0) fail(`Can't find end of a URL for the entity starting at byte offset ${mark?.at ?? 0}`);
       const url = raw.slice(i + 2, close).replace(/\\([\\)])/g, '$1');
-      entities.push({ type: 'text_link', offset: mark?.start ?? 0, length: text.length - (mark?.start ?? 0), url });
+      entities.push({
+        type: 'text_link',
+        offset: mark?.start ?? 0,
+        length: text.length - (mark?.start ?? 0),
+        url,
+      });
       i = close + 1;
     } else if (v2 && c === '>' && (i === 0 || raw[i - 1] === '\n')) {
       quoteStart ??= text.length;

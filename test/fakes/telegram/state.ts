@@ -5,6 +5,7 @@ import type {
   FakeMessage,
   TgBotInfo,
   TgChat,
+  TgDocument,
   TgMessage,
   TgUser,
   UserSpec,
@@ -35,6 +36,18 @@ export function mimeTypeOf(fileName: string): string {
 }
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A stored file as a message's `document` (the Telegram object plus the bytes). */
+export function documentFields(file: FakeFile): TgDocument & { bytes: Buffer } {
+  return {
+    file_id: file.fileId,
+    file_unique_id: file.fileUniqueId,
+    file_name: file.fileName,
+    mime_type: file.mimeType,
+    file_size: file.size,
+    bytes: file.bytes,
+  };
+}
 
 export type NewMessage = Omit<FakeMessage, 'messageId' | 'date' | 'edits' | 'deleted'>;
 
@@ -175,18 +188,12 @@ export class ChatStore {
     if (message.text !== undefined) wire.text = message.text;
     if (message.entities?.length) wire.entities = message.entities;
     if (message.caption !== undefined) wire.caption = message.caption;
-    if (message.captionEntities?.length) wire.caption_entities = message.captionEntities;
+    if (message.caption_entities?.length) wire.caption_entities = message.caption_entities;
     if (message.document) {
-      const file = this.files.get(message.document.fileId);
-      wire.document = {
-        file_id: message.document.fileId,
-        file_unique_id: file?.fileUniqueId ?? message.document.fileId,
-        file_name: message.document.fileName,
-        mime_type: message.document.mimeType,
-        file_size: message.document.size,
-      };
+      const { bytes: _bytes, ...document } = message.document;
+      wire.document = document;
     }
-    if (message.replyMarkup) wire.reply_markup = message.replyMarkup;
+    if (message.reply_markup) wire.reply_markup = message.reply_markup;
     return wire;
   }
 }

@@ -109,7 +109,7 @@ export interface FakeEdit {
   method: 'editMessageText' | 'editMessageReplyMarkup';
   text?: string;
   rawText?: string;
-  replyMarkup?: TgReplyMarkup;
+  reply_markup?: TgReplyMarkup;
 }
 
 /** A message in a chat, as the fake stores it. Returned objects are live (later edits show). */
@@ -128,9 +128,11 @@ export interface FakeMessage {
   parseMode?: string;
   entities?: TgEntity[];
   caption?: string;
-  captionEntities?: TgEntity[];
-  replyMarkup?: TgReplyMarkup;
-  document?: { fileId: string; fileName: string; mimeType: string; size: number; bytes: Buffer };
+  caption_entities?: TgEntity[];
+  /** The inline keyboard the message shows now (the only markup Telegram keeps on a message). */
+  reply_markup?: TgReplyMarkup;
+  /** As on the wire, plus the bytes. */
+  document?: TgDocument & { bytes: Buffer };
   /** Parameters of the call that sent it (sendMessage / sendDocument), as parsed. */
   sendParams?: Record<string, unknown>;
   edits: FakeEdit[];
@@ -143,8 +145,10 @@ export interface FakeCall {
   /** Parsed parameters (query + JSON / urlencoded / multipart body); file parts as `{ filename, bytes }`. */
   params: Record<string, unknown>;
   at: number;
-  /** HTTP status sent back; undefined while the call is pending (e.g. a long poll). */
+  /** HTTP status sent back; undefined while the call is pending (e.g. a long poll) or if aborted. */
   status?: number;
+  /** The client went away (aborted, timed out) before the answer was sent. */
+  aborted?: boolean;
 }
 
 export interface CallbackAnswer {
@@ -211,6 +215,11 @@ export interface FakeTelegramOptions {
   botUsername?: string;
   /** Chats to create up front (private chats are created on first use). */
   chats?: ChatSpec[];
+  /**
+   * Telegram answers 400 "chat not found" for chats the bot never saw. By default the fake creates a
+   * chat on the bot's first send instead; strict mode only knows chats of simulated users and addChat.
+   */
+  strictChats?: boolean;
 }
 
 export type OfflineMode = 'reset' | 'bad-gateway';

@@ -60,7 +60,12 @@ export class UpdateQueue {
       this.allowed = allowed.length === 0 ? undefined : new Set(allowed.map((type) => String(type)));
     const limit = Math.min(100, Math.max(1, optInt(params, 'limit') ?? 100));
     const timeoutSeconds = Math.max(0, Number(params.timeout ?? 0) || 0);
-    this.terminate(new ApiError(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'));
+    this.terminate(
+      new ApiError(
+        409,
+        'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      ),
+    );
     const ready = this.take(limit);
     if (ready.length > 0 || timeoutSeconds === 0) return { result: Promise.resolve(ready), cancel: () => {} };
     let waiter: Waiter | undefined;

@@ -1,0 +1,106 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { editConfigFile } from '../../src/config/edit.js';
+import { ConfigError, findConfigFile, loadConfig, parseConfig } from '../../src/config/load.js';
+import { durationMs } from '../../src/config/schema.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-config-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, 'agent-bridge.yaml', env);
+
+describe('configuration', () => {
+  it('fills the defaults of the seeds', () => {
+    const config = parse('{}');
+    expect(config.defaults).toMatchObject({
+      output_threshold: 1500,
+      idle_timeout: '10m',
+      resume: true,
+      rate_limit: { enabled: true, user_rate: 0.5, user_burst: 3, channel_rate: 2, channel_burst: 10 },
+    });
+    expect(config.repos).toEqual([]);
+  });
+
+  it('expands ${VAR} from the environment', () => {
+    const config = parse('channels:\n  telegram:\n    token: ${TG_TOKEN}\n    allowed_users: [42]\n', {
+      TG_TOKEN: '1:abc',
+    });
+    expect(config.channels.telegram).toEqual({ token: '1:abc', allowed_users: [42] });
+  });
+
+  it.each([
+    [
+      'channels:\n  telegram:\n    token: ${MISSING}\n    allowed_users: [1]\n',
+      'agent-bridge.yaml:3: channels.telegram.token: environment variable MISSING is not set',
+    ],
+    [
+      'channels:\n  telegram:\n    tokn: abc\n    allowed_users: [1]\n',
+      'agent-bridge.yaml:3: channels.telegram: unknown key "tokn"',
+    ],
+    [
+      'channels:\n  telegram:\n    token: abc\n    allowed_users: []\n',
+      'agent-bridge.yaml:4: channels.telegram.allowed_users: at least one Telegram user id',
+    ],
+    [
+      'defaults:\n  idle_timeout: soon\n',
+      'agent-bridge.yaml:2: defaults.idle_timeout: a duration such as 30s, 10m or 2h',
+    ],
+    [
+      'defaults:\n  output_threshold: "big"\n',
+      'agent-bridge.yaml:2: defaults.output_threshold: expected number, found "big"',
+    ],
+    [
+      'repos:\n  - name: a\n    dir: /x\n  - name: b\n',
+      'agent-bridge.yaml:4: repos.1.dir: missing: expected string',
+    ],
+    ['defaults: [1, 2', 'agent-bridge.yaml:1: not valid YAML'],
+  ])('says what to fix, with file and line: %#', (text, message) => {
+    expect(() => parse(text)).toThrow(ConfigError);
+    expect(() => parse(text)).toThrow(message);
+  });
+
+  it('finds ./agent-bridge.yaml before the data folder, and an explicit file first', () => {
+    const data = path.join(dir, 'data');
+    const work = path.join(dir, 'work');
+    for (const d of [data, work]) {
+      rmSync(d, { recursive: true, force: true });
+      mkdirSync(d, { recursive: true });
+    }
+    expect(findConfigFile(undefined, data, work)).toBeNull();
+    writeFileSync(path.join(data, 'agent-bridge.yaml'), '{}');
+    expect(findConfigFile(undefined, data, work)).toBe(path.join(data, 'agent-bridge.yaml'));
+    writeFileSync(path.join(work, 'agent-bridge.yaml'), '{}');
+    expect(findConfigFile(undefined, data, work)).toBe(path.join(work, 'agent-bridge.yaml'));
+    expect(() => findConfigFile(path.join(dir, 'nope.yaml'), data, work)).toThrow(/no such config file/);
+    expect(loadConfig(null).config.defaults.output_threshold).toBe(1500);
+  });
+
+  it('edits keys keeping comments, and leaves the file readable only by its owner', () => {
+    const file = path.join(dir, 'agent-bridge.yaml');
+    writeFileSync(file, '# my settings\ndefaults:\n  idle_timeout: 5m # short\n', { mode: 0o644 });
+    editConfigFile(file, [
+      { path: ['channels', 'telegram', 'token'], value: '1:abc' },
+      { path: ['channels', 'telegram', 'allowed_users'], value: [42] },
+    ]);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('# my settings');
+    expect(text).toContain('idle_timeout: 5m # short');
+    expect(parse(text).channels.telegram).toEqual({ token: '1:abc', allowed_users: [42] });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads durations', () => {
+    expect([
+      durationMs('90s'),
+      durationMs('10m'),
+      durationMs('2h'),
+      durationMs(5),
+      durationMs('250ms'),
+    ]).toEqual([90_000, 600_000, 7_200_000, 5000, 250]);
+  });
+});
