@@ -40,7 +40,6 @@ export interface AgentSessionOptions {
 
 /** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
 const HOOK_GRACE_MS = 1500;
-const spec = (options: AgentSessionOptions) => options.spec.displayName;
 const HOOK_CLIENT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -236,5 +235,14 @@ export class AgentSession {
       signal: exit.signal,
       status,
     });
+    if (this.options.approveFrom?.length) {
+      const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
+      const name = this.options.spec.displayName;
+      store.channels.addMessage(
+        this.id,
+        'notice',
+        `⏹ ${name} session ${this.id.slice(0, 8)} ended (${status}, ${how})`,
+      );
+    }
   }
 }
