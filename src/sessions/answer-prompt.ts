@@ -33,7 +33,14 @@ export function answerPrompt(
   request: AnswerRequest,
 ): AnswerOutcome {
   const matches = store.prompts.findByPrefix(request.promptRef);
-  if (matches.length === 0) return { ok: false, code: 'not_found', reason: `no prompt ${request.promptRef}` };
+  if (matches.length === 0) {
+    store.audit.record('REPLY_REJECTED', {
+      prompt_ref: request.promptRef,
+      decided_by: request.decidedBy,
+      reason: 'no such prompt',
+    });
+    return { ok: false, code: 'not_found', reason: `no prompt ${request.promptRef}` };
+  }
   if (matches.length > 1 && matches[0]!.id !== request.promptRef) {
     return {
       ok: false,

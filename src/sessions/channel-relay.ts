@@ -98,7 +98,8 @@ export class ChannelRelay {
         this.options.store.channels.acquireHost(this.name, this.options.isAlive);
       }
       const version = this.options.store.dataVersion();
-      if (version !== this.lastVersion) {
+      const retryDue = [...this.failedSends.values()].some((at) => at <= now);
+      if (version !== this.lastVersion || retryDue) {
         this.lastVersion = version;
         void this.sync();
       }

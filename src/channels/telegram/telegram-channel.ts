@@ -212,7 +212,10 @@ export class TelegramChannel implements Channel {
     return data;
   }
 
-  /** Long polling with our own loop: backoff on errors and a reconnect signal when they clear. */
+  /**
+   * Long polling with our own loop: backoff on errors and a reconnect signal when they clear. After an error
+   * the next poll returns at once, so recovery is noticed without waiting out a long poll.
+   */
   private async poll(bot: Bot): Promise<void> {
     let offset = 0;
     let troubled = false;
@@ -220,7 +223,11 @@ export class TelegramChannel implements Channel {
     while (!signal.aborted) {
       try {
         const updates = await bot.api.getUpdates(
-          { offset, timeout: POLL_TIMEOUT_SECONDS, allowed_updates: ['message', 'callback_query'] },
+          {
+            offset,
+            timeout: troubled ? 0 : POLL_TIMEOUT_SECONDS,
+            allowed_updates: ['message', 'callback_query'],
+          },
           signal as Parameters<typeof bot.api.getUpdates>[1],
         );
         if (troubled) {

@@ -1,0 +1,251 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
+import { systemClock } from '../../src/core/clock.js';
+import { ChannelRelay } from '../../src/sessions/channel-relay.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { startFakeTelegram, type FakeMessage, type FakeTelegram } from '../fakes/telegram/server.js';
+import { buttonData, hasButtons, OWNER, STRANGER } from '../support/telegram-setup.js';
+import { permissionPrompt, yesNoPrompt } from '../support/temp-store.js';
+import { waitFor } from '../support/wait.js';
+
+let dir: string;
+let fake: FakeTelegram;
+let store: Store;
+let relay: ChannelRelay;
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-relay-'));
+  fake = await startFakeTelegram();
+  store = openStore({ dir });
+  relay = await startRelay();
+});
+
+afterEach(async () => {
+  await relay.stop();
+  store.close();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startRelay(): Promise<ChannelRelay> {
+  const relayStore = openStore({ dir });
+  let created: ChannelRelay | null = null;
+  const channel = new TelegramChannel({
+    token: fake.token,
+    apiRoot: fake.apiRoot,
+    onReconnect: () => created?.reconnected(),
+  });
+  created = new ChannelRelay({
+    channel,
+    store: relayStore,
+    clock: systemClock,
+    chats: [{ chatId: String(OWNER) }],
+    allowedUsers: new Set([String(OWNER)]),
+    outputThreshold: 1500,
+    isAlive: () => true,
+  });
+  expect(await created.start()).toBe(true);
+  return created;
+}
+
+function session(id = 'aaaaaaaa-0000-4000-8000-000000000001', label = 'app') {
+  return store.sessions.create({
+    id,
+    agent: 'claude',
+    cwd: `/src/${label}`,
+    pid: 1,
+    recording: null,
+    approveFrom: ['telegram'],
+    label,
+  });
+}
+
+function openPrompt(sessionId: string, prompt = permissionPrompt(), ttlMs = 60_000) {
+  const record = store.prompts.create(sessionId, prompt, ttlMs, 'screen');
+  store.prompts.transition(record.id, 'routed');
+  store.prompts.transition(record.id, 'awaiting_reply');
+  return store.prompts.get(record.id)!;
+}
+
+const withButtons = () => fake.waitForMessage((m) => hasButtons(m), 10_000);
+const reply = (pattern: RegExp) => fake.waitForMessage((m) => pattern.test(m.text ?? ''), 10_000);
+const answers = (pattern: RegExp) =>
+  waitFor(`a callback answer ${pattern}`, () => fake.callbackAnswers.some((a) => pattern.test(a.text ?? '')));
+
+describe('Telegram relay', () => {
+  it('sends a prompt with one button per choice and a default, and records the answer', async () => {
+    const s = session();
+    const record = openPrompt(s.id);
+    const message = await withButtons();
+    expect(message.text).toContain('touch x');
+    expect((message.reply_markup?.inline_keyboard ?? []).flat().map((b) => b?.text)).toEqual([
+      '1. Yes',
+      '2. Yes, and always allow',
+      '3. No',
+      'Use default (3. No)',
+    ]);
+    for (const b of (message.reply_markup?.inline_keyboard ?? []).flat())
+      expect(Buffer.byteLength(b?.callback_data ?? '')).toBeLessThanOrEqual(64);
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: buttonData(message, '2.') });
+    await answers(/Answered: 2\. Yes, and always allow/);
+    expect(store.prompts.get(record.id)).toMatchObject({
+      status: 'reply_received',
+      decidedBy: `telegram:${OWNER}`,
+      reply: { type: 'choice', number: 2 },
+    });
+  });
+
+  it('edits the message with the outcome, removing the buttons', async () => {
+    const s = session();
+    const record = openPrompt(s.id);
+    const message = await withButtons();
+    store.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal');
+    await waitFor(
+      'the edit',
+      () => (message.text ?? '').includes('Answered at the terminal') && !hasButtons(message),
+    );
+  });
+
+  it('refuses malformed, unknown and expired button data, and strangers, without changing anything', async () => {
+    const s = session();
+    const record = openPrompt(s.id, yesNoPrompt(), 1_000);
+    const message = await withButtons();
+    const yes = buttonData(message, '✅ Yes');
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: 'ans:zzzz', force: true });
+    await answers(/not from agent-bridge/);
+    fake.userPressesButton({
+      userId: OWNER,
+      messageId: message.messageId,
+      data: yes.replace(/^ans:[0-9a-f]{8}/, 'ans:00000000'),
+      force: true,
+    });
+    await answers(/Not applied: no prompt/);
+    fake.userPressesButton({
+      userId: OWNER,
+      messageId: message.messageId,
+      data: yes.replace(/:[0-9a-f]{16}:/, ':0000000000000000:'),
+      force: true,
+    });
+    await answers(/Not applied: this button is not valid/);
+    await waitFor('expiry', () => Date.now() > record.expiresAt);
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: yes, force: true });
+    await answers(/Not applied: the prompt expired/);
+    expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
+    const events = store.db
+      .prepare("SELECT COUNT(*) AS n FROM audit_events WHERE event = 'REPLY_REJECTED'")
+      .get() as { n: number };
+    expect(events.n).toBeGreaterThanOrEqual(4);
+  });
+
+  it('takes a free-text answer as a reply to the prompt message', async () => {
+    const s = session();
+    const record = openPrompt(s.id, {
+      ...yesNoPrompt(),
+      kind: 'free_text',
+      excerpt: 'Commit message:',
+      detail: 'Commit message:',
+      safeDefault: null,
+      key: 'ft',
+    });
+    const message = await reply(/Reply to this message with your answer/);
+    expect(message.text).toContain('Commit message:');
+    expect(hasButtons(message)).toBe(false);
+    fake.userSendsText({ userId: OWNER, text: 'fix: the bug', replyToMessageId: message.messageId });
+    await reply(/Answered: "fix: the bug"/);
+    expect(store.prompts.get(record.id)?.reply).toEqual({ type: 'text', text: 'fix: the bug' });
+  });
+
+  it('types plain text into the only session, and asks which when there are several', async () => {
+    const one = session();
+    fake.userSendsText({ userId: OWNER, text: 'run the tests please' });
+    await waitFor(
+      'input queued',
+      () =>
+        store.channels
+          .takeInputs(one.id)
+          .map((i) => i.text)
+          .join() === 'run the tests please',
+    );
+    const two = session('bbbbbbbb-0000-4000-8000-000000000002', 'api');
+    fake.userSendsText({ userId: OWNER, text: 'and deploy' });
+    await reply(/Several sessions are running/);
+    fake.userSendsText({ userId: OWNER, text: '/switch bbbb' });
+    await reply(/Messages here now go to bbbbbbbb/);
+    fake.userSendsText({ userId: OWNER, text: 'deploy api' });
+    await waitFor('input for the second', () =>
+      store.channels.takeInputs(two.id).some((i) => i.text === 'deploy api'),
+    );
+    fake.userSendsText({ userId: OWNER, text: '/sessions' });
+    const list = await reply(/aaaaaaaa · claude · app/);
+    expect(list.text).toMatch(/bbbbbbbb · claude · api .*◀/);
+  });
+
+  it('answers /status, /approvals and /help, and ignores strangers', async () => {
+    const s = session();
+    openPrompt(s.id);
+    await withButtons();
+    fake.userSendsText({ userId: OWNER, text: '/approvals' });
+    await reply(/permission: Do you want to proceed\?/);
+    fake.userSendsText({ userId: OWNER, text: '/help' });
+    await reply(/Prompts arrive here with buttons/);
+    fake.userSendsText({ userId: STRANGER, text: '/status' });
+    fake.userSendsText({ userId: OWNER, text: '/status' });
+    await reply(/1 session\(s\) running/);
+    expect(fake.messages(STRANGER)).toHaveLength(0);
+    const unauthorized = store.db
+      .prepare("SELECT COUNT(*) AS n FROM audit_events WHERE event = 'UNAUTHORIZED'")
+      .get() as { n: number };
+    expect(unauthorized.n).toBe(1);
+  });
+
+  it('sends long agent output as a file, short output as text', async () => {
+    const s = session();
+    store.channels.addMessage(s.id, 'message', 'short reply');
+    store.channels.addMessage(s.id, 'message', 'x'.repeat(5000));
+    await reply(/^short reply$/);
+    const file = await fake.waitForMessage((m) => m.document !== undefined, 10_000);
+    expect(file.document?.file_name).toMatch(/^response-\d{6}\.md$/);
+    expect(file.document?.bytes.length).toBe(5000);
+  });
+
+  it('refuses a 51 MB upload with a clear message', async () => {
+    session();
+    fake.userSendsDocument({ userId: OWNER, fileName: 'huge.bin', bytes: Buffer.alloc(51 * 1024 * 1024) });
+    await reply(/too large: the limit is 50 MB/);
+  });
+
+  it('pauses answers after 10 a minute for one session', async () => {
+    const s = session();
+    const record = openPrompt(s.id);
+    const message = await withButtons();
+    for (let i = 0; i < 11; i++) {
+      fake.userPressesButton({
+        userId: OWNER,
+        messageId: message.messageId,
+        data: buttonData(message, '3.'),
+        force: true,
+      });
+    }
+    await answers(/Too many answers/);
+    await reply(/answers are paused briefly/);
+    expect(store.prompts.get(record.id)?.status).toBe('reply_received');
+  });
+
+  it('delivers prompts after the network comes back, and honours 429 retry_after', async () => {
+    const s = session();
+    fake.setOffline(true);
+    openPrompt(s.id);
+    await waitFor('a failed attempt', () => fake.calls.some((c) => c.method === 'sendMessage' || c.aborted), {
+      timeoutMs: 10_000,
+    }).catch(() => undefined);
+    fake.failNext('sendMessage', { status: 429, retryAfter: 1 });
+    fake.setOffline(false);
+    const message = await fake.waitForMessage((m) => hasButtons(m), 30_000);
+    expect(message.text).toContain('touch x');
+    expect(fake.calls.some((c) => c.method === 'sendMessage' && c.status === 429)).toBe(true);
+    expect(fake.messages(OWNER).filter(hasButtons as (m: FakeMessage) => boolean)).toHaveLength(1);
+  });
+});
