@@ -183,6 +183,29 @@ describe('start-up questions', () => {
 });
 
 describe('output fidelity', () => {
+  it('loses nothing at exit, run after run, even while the reader is paused (node-pty#72)', async () => {
+    const { PtyProcess } = await import('../../src/drivers/terminal/pty-process.js');
+    for (let run = 0; run < 12; run++) {
+      const pty = await PtyProcess.spawn({
+        command: '/bin/sh',
+        args: ['-c', 'head -c 300000 /dev/zero | tr "\\0" a'],
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+      });
+      let bytes = 0;
+      pty.onData((chunk) => {
+        bytes += chunk.length;
+        // A slow consumer: pause now and then, as a busy terminal would.
+        if (run % 2 === 1 && bytes % 3 === 0) {
+          pty.pause();
+          setTimeout(() => pty.resume(), 5);
+        }
+      });
+      await pty.exited;
+      expect(bytes, `run ${run}`).toBe(300_000);
+    }
+  });
+
   it('delivers every byte, in order, including at exit', async () => {
     const file = path.join(dir, 'expected.txt');
     const { session, events } = await start(`seq 1 50000 | tee ${file}; exit 0`);

@@ -15,10 +15,9 @@ import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSession } from '../../sessions/agent-session.js';
 import { openStore, type Store } from '../../store/store.js';
-import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
+import type { ChannelRelay } from '../../sessions/channel-relay.js';
 import { dataDir } from '../../store/paths.js';
-import { hostChannels, REMOTE_CHANNELS } from '../channel-hosting.js';
 import { UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { isProcessAlive } from '../process.js';
@@ -42,7 +41,8 @@ export interface RunOptions {
 
 /** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
 const LOCAL_CHANNELS = ['terminal', 'cli'];
-const KNOWN_CHANNELS = [...LOCAL_CHANNELS, ...REMOTE_CHANNELS];
+/** Kept in step with channel-hosting's REMOTE_CHANNELS; named here so `run` loads no channel code it does not need. */
+const KNOWN_CHANNELS = [...LOCAL_CHANNELS, 'telegram'];
 
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
@@ -54,7 +54,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
         `--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`,
       );
   }
-  const config = remote.length > 0 ? loadRunConfig(options.config, remote) : null;
+  const config = remote.length > 0 ? await loadRunConfig(options.config, remote) : null;
   const launch = await resolveOrExplain(spec, {
     skipPermissions: options.skipPermissions,
     resume: options.continue ? true : options.resume,
@@ -68,10 +68,11 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = config ? openStore() : null;
-  const relays =
-    config && channelStore
-      ? await hostChannels(remote, config, channelStore, systemClock, () => undefined)
-      : [];
+  const relays: ChannelRelay[] = [];
+  if (config && channelStore) {
+    const { hostChannels } = await import('../channel-hosting.js');
+    relays.push(...(await hostChannels(remote, config, channelStore, systemClock, () => undefined)));
+  }
   try {
     const session = await AgentSession.start({
       spec,
@@ -101,7 +102,8 @@ export async function runCommand(agentName: string, args: string[], options: Run
 }
 
 /** The config that holds the channels' tokens; every remote channel must be configured in it. */
-function loadRunConfig(explicit: string | undefined, channels: string[]): Config {
+async function loadRunConfig(explicit: string | undefined, channels: string[]): Promise<Config> {
+  const { findConfigFile, loadConfig } = await import('../../config/load.js');
   const file = findConfigFile(explicit, dataDir());
   const { config } = loadConfig(file);
   for (const channel of channels) {

@@ -1,5 +1,6 @@
 import { constants as osConstants } from 'node:os';
-import { closeSync, constants as fsConstants, openSync, statSync } from 'node:fs';
+import { readSync, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { IPty } from 'node-pty';
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
@@ -54,8 +55,6 @@ export class PtyProcess {
   private writeQueue: Promise<void> = Promise.resolve();
   private cols: number;
   private rows: number;
-  /** Our own descriptor on the terminal's child side, held until exit; see holdChildSide(). */
-  private childSideFd: number | null;
 
   private constructor(pty: IPty, options: PtySpawnOptions) {
     this.pty = pty;
@@ -66,7 +65,7 @@ export class PtyProcess {
     this.rows = options.rows ?? DEFAULT_ROWS;
     this.watchdog = this.clock.after(options.watchdogMs ?? SPAWN_WATCHDOG_MS, () => this.onWatchdog());
     this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
-    this.childSideFd = holdChildSide(pty);
+    rescueTailOnDestroy(pty, (chunk) => this.handleData(chunk));
     pty.onData((data) => this.handleData(data as unknown as Buffer));
     pty.onExit(({ exitCode, signal }) => this.handleExit(exitCode, signal));
   }
@@ -201,8 +200,6 @@ export class PtyProcess {
 
   private handleExit(exitCode: number, signal: number | undefined): void {
     this.clearWatchdog();
-    if (this.childSideFd !== null) closeSync(this.childSideFd);
-    this.childSideFd = null;
     this.killLeftovers();
     this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
     if (this.stopReason) this.exitInfo.reason = this.stopReason;
@@ -225,18 +222,33 @@ export class PtyProcess {
 }
 
 /**
- * Opens the PTY's child side ourselves so the kernel does not report hang-up the moment the child exits:
- * with a hang-up pending, libuv ends the stream after a short read and drops output still in the kernel's
- * buffers (node-pty#72: kilobytes lost at exit, measured here). node-pty then reads until its own close.
+ * node-pty destroys its socket when libuv reports end-of-file after a short read with a hang-up pending
+ * (node-pty#72) and 200 ms after the child exits even while we are paused: both drop output. Just before
+ * the socket goes, flush what Node buffered (read() emits 'data') and read what the kernel still holds.
  */
-function holdChildSide(pty: IPty): number | null {
-  const name = (pty as IPty & { ptsName?: string }).ptsName;
-  if (process.platform === 'win32' || !name) return null;
-  try {
-    return openSync(name, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
-  } catch {
-    return null;
-  }
+function rescueTailOnDestroy(pty: IPty, deliver: (chunk: Buffer) => void): void {
+  const internals = pty as IPty & { _socket?: Readable; _fd?: number };
+  const socket = internals._socket;
+  const fd = internals._fd;
+  if (process.platform === 'win32' || !socket || typeof fd !== 'number') return;
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (error?: Error) => {
+    if (!socket.destroyed) {
+      while (socket.read() !== null);
+      const buffer = Buffer.allocUnsafe(64 * 1024);
+      for (;;) {
+        let count = 0;
+        try {
+          count = readSync(fd, buffer, 0, buffer.length, null);
+        } catch {
+          break; // EAGAIN: nothing left; EIO: the child side is closed and empty
+        }
+        if (count <= 0) break;
+        deliver(Buffer.from(buffer.subarray(0, count)));
+      }
+    }
+    return destroy(error);
+  };
 }
 
 function signalName(signal: number): string {
