@@ -14,14 +14,18 @@ export interface HostedChannel {
   channel: Channel;
 }
 
+export interface HostingOptions {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: (line: string) => void;
+  /** A session in this process applies answers at once when told. */
+  onAnswer?: () => void;
+}
+
 /** Builds the relay for one configured channel; null when it is not configured. */
-export function channelRelay(
-  name: string,
-  config: Config,
-  store: Store,
-  clock: Clock,
-  log: (line: string) => void,
-): HostedChannel | null {
+export function channelRelay(name: string, options: HostingOptions): HostedChannel | null {
+  const { config, store, clock, log } = options;
   if (name !== 'telegram' || !config.channels.telegram) return null;
   const telegram = config.channels.telegram;
   let relay: ChannelRelay | null = null;
@@ -32,7 +36,6 @@ export function channelRelay(
     onReconnect: () => relay?.reconnected(),
     onError: log,
   });
-  const allowedUsers = new Set(telegram.allowed_users.map(String));
   const chats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({
     chatId: String(id),
   }));
@@ -41,26 +44,21 @@ export function channelRelay(
     store,
     clock,
     chats,
-    allowedUsers,
+    allowedUsers: new Set(telegram.allowed_users.map(String)),
     outputThreshold: config.defaults.output_threshold,
     isAlive: isProcessAlive,
     log,
+    ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
   });
   return { relay, channel };
 }
 
 /** Starts hosting `names` unless another live agent-bridge process already hosts each; returns what started. */
-export async function hostChannels(
-  names: string[],
-  config: Config,
-  store: Store,
-  clock: Clock,
-  log: (line: string) => void,
-): Promise<ChannelRelay[]> {
+export async function hostChannels(names: string[], options: HostingOptions): Promise<ChannelRelay[]> {
   const started: ChannelRelay[] = [];
   for (const name of names) {
-    if (store.channels.hostAlive(name, isProcessAlive)) continue;
-    const hosted = channelRelay(name, config, store, clock, log);
+    if (options.store.channels.hostAlive(name, isProcessAlive)) continue;
+    const hosted = channelRelay(name, options);
     if (hosted && (await hosted.relay.start())) started.push(hosted.relay);
   }
   return started;

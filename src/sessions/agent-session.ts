@@ -141,7 +141,11 @@ export class AgentSession {
     }
   }
 
-  /** Another process answered a prompt or typed into the session from a chat. */
+  /** Something answered a prompt or typed into the session; callers in this process may say so at once. */
+  poke(): void {
+    this.onStoreChange();
+  }
+
   private onStoreChange(): void {
     this.coordinator.poke();
     for (const input of this.options.store.channels.takeInputs(this.id)) {

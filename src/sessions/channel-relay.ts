@@ -10,7 +10,8 @@ import { answerPrompt } from './answer-prompt.js';
 import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
 import { promptOutcome, promptView } from './prompt-view.js';
 
-export const RELAY_TICK_MS = 250;
+/** How often the relay checks the store for changes made by other processes (a cheap counter read). */
+export const RELAY_TICK_MS = 50;
 const HEARTBEAT_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
@@ -28,6 +29,8 @@ export interface RelayOptions {
   outputThreshold: number;
   isAlive: (pid: number) => boolean;
   log?: (line: string) => void;
+  /** Told after an answer was recorded, so a session in this process can apply it at once. */
+  onAnswer?: () => void;
 }
 
 /**
@@ -253,6 +256,7 @@ export class ChannelRelay {
           decidedBy: `${this.name}:${event.from.id}`,
         })
       : ({ ok: false, reason: 'unknown button' } as const);
+    if (outcome.ok) this.options.onAnswer?.();
     await event.acknowledge(outcome.ok ? `Answered: ${outcome.summary}` : `Not applied: ${outcome.reason}`);
     this.poke();
   }
@@ -279,6 +283,7 @@ export class ChannelRelay {
         raw: event.text,
         decidedBy: `${this.name}:${event.from.id}`,
       });
+      if (outcome.ok) this.options.onAnswer?.();
       this.poke();
       return reply(outcome.ok ? `Answered: ${outcome.summary}` : `Not applied: ${outcome.reason}`);
     }

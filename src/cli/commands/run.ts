@@ -69,9 +69,19 @@ export async function runCommand(agentName: string, args: string[], options: Run
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = config ? openStore() : null;
   const relays: ChannelRelay[] = [];
+  let agent: AgentSession | null = null;
   if (config && channelStore) {
     const { hostChannels } = await import('../channel-hosting.js');
-    relays.push(...(await hostChannels(remote, config, channelStore, systemClock, () => undefined)));
+    const onAnswer = () => agent?.poke();
+    relays.push(
+      ...(await hostChannels(remote, {
+        config,
+        store: channelStore,
+        clock: systemClock,
+        log: () => undefined,
+        onAnswer,
+      })),
+    );
   }
   try {
     const session = await AgentSession.start({
@@ -88,10 +98,15 @@ export async function runCommand(agentName: string, args: string[], options: Run
       clock: systemClock,
       ttlMs: options.promptTtl ?? {},
       approveFrom: remote,
+      // A relay in this process sends a new prompt at once rather than at its next look at the store.
+      observers: [
+        { opened: () => relays.forEach((r) => r.poke()), closed: () => relays.forEach((r) => r.poke()) },
+      ],
       ...(hooks ? { hooks } : {}),
     }).catch((error: unknown) => {
       throw error instanceof SpawnError ? new UsageError(error.message) : error;
     });
+    agent = session;
     return await relay(host, session);
   } finally {
     await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));

@@ -20,7 +20,7 @@ export async function serveCommand(options: { config?: string }): Promise<number
   }
   const store = openStore();
   const log = (line: string) => process.stderr.write(`agent-bridge: ${line}\n`);
-  const relays = await hostChannels(configured, config, store, systemClock, log);
+  const relays = await hostChannels(configured, { config, store, clock: systemClock, log });
   const hosted = relays.map((r) => r.name);
   const elsewhere = configured.filter((name) => !hosted.includes(name));
   process.stderr.write(
