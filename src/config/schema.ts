@@ -74,9 +74,4 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type TelegramConfig = z.infer<typeof telegram>;
 
-export function durationMs(value: z.infer<typeof duration>): number {
-  if (typeof value === 'number') return value * 1000;
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(value)!;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * unit;
-}
+export { durationMs } from './duration.js';

@@ -15,6 +15,7 @@ import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSession } from '../../sessions/agent-session.js';
 import { openStore, type Store } from '../../store/store.js';
+import { durationMs } from '../../config/duration.js';
 import type { Config } from '../../config/schema.js';
 import type { ChannelRelay } from '../../sessions/channel-relay.js';
 import { dataDir } from '../../store/paths.js';
@@ -54,7 +55,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
         `--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`,
       );
   }
-  const config = remote.length > 0 ? await loadRunConfig(options.config, remote) : null;
+  const config = await loadRunConfig(options.config, remote);
   const launch = await resolveOrExplain(spec, {
     skipPermissions: options.skipPermissions,
     resume: options.continue ? true : options.resume,
@@ -67,10 +68,10 @@ export async function runCommand(agentName: string, args: string[], options: Run
   store.sessions.reapDead(isProcessAlive);
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
-  const channelStore = config ? openStore() : null;
+  const channelStore = remote.length > 0 ? openStore() : null;
   const relays: ChannelRelay[] = [];
   let agent: AgentSession | null = null;
-  if (config && channelStore) {
+  if (config && channelStore && remote.length > 0) {
     const { hostChannels } = await import('../channel-hosting.js');
     const onAnswer = () => agent?.poke();
     relays.push(
@@ -96,7 +97,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       record: options.record,
       store,
       clock: systemClock,
-      ttlMs: options.promptTtl ?? {},
+      ttlMs: { ...configuredTtls(config), ...options.promptTtl },
       approveFrom: remote,
       // A relay in this process sends a new prompt at once rather than at its next look at the store.
       observers: [
@@ -117,7 +118,18 @@ export async function runCommand(agentName: string, args: string[], options: Run
 }
 
 /** The config that holds the channels' tokens; every remote channel must be configured in it. */
-async function loadRunConfig(explicit: string | undefined, channels: string[]): Promise<Config> {
+/**
+ * The config file, when there is one (prompt TTLs, and the channels named by --approve-from, which must be in
+ * it). Loaded only then: plain runs start without the config code.
+ */
+async function loadRunConfig(explicit: string | undefined, channels: string[]): Promise<Config | null> {
+  const { existsSync } = await import('node:fs');
+  const candidates = [
+    explicit,
+    path.join(process.cwd(), 'agent-bridge.yaml'),
+    path.join(dataDir(), 'agent-bridge.yaml'),
+  ];
+  if (channels.length === 0 && !candidates.some((file) => file && existsSync(file))) return null;
   const { findConfigFile, loadConfig } = await import('../../config/load.js');
   const file = findConfigFile(explicit, dataDir());
   const { config } = loadConfig(file);
@@ -129,6 +141,14 @@ async function loadRunConfig(explicit: string | undefined, channels: string[]): 
     }
   }
   return config;
+}
+
+function configuredTtls(config: Config | null): Partial<Record<PromptKind, number>> {
+  const ttls: Partial<Record<PromptKind, number>> = {};
+  for (const [kind, value] of Object.entries(config?.defaults.prompt_ttl ?? {})) {
+    if (value !== undefined) ttls[kind as PromptKind] = durationMs(value);
+  }
+  return ttls;
 }
 
 function startHookReceiver(store: Store): Promise<HookReceiver> {
