@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { detectorThroughput } from './detector-throughput.js';
 import { relayThroughput } from './relay-throughput.js';
 import { problemBlock, renderResult } from './report.js';
 import { slowReader } from './slow-reader.js';
@@ -15,7 +16,7 @@ import { startup } from './startup.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 
 /** Every benchmark, in the order they run. */
-const registry: Benchmark[] = [startup, relayThroughput, slowReader];
+const registry: Benchmark[] = [startup, relayThroughput, slowReader, detectorThroughput];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
   --quick        smaller sizes and fewer repetitions (a smoke run)

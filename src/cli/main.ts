@@ -126,6 +126,7 @@ function addApprovalCommands(program: Command): void {
     .command('approvals')
     .description('list the prompts waiting for a person, across all sessions')
     .option('--json', 'print JSON for scripts')
+    .option('--watch', 'stay open: print prompts as they appear and answer them here')
     .addHelpText(
       'after',
       examples(
@@ -134,9 +135,10 @@ function addApprovalCommands(program: Command): void {
         'agent-bridge approvals answer 3f2a no',
       ),
     )
-    .action(async (options: { json?: boolean }) => {
-      const { approvalsCommand } = await import('./commands/approvals.js');
-      approvalsCommand(options);
+    .action(async (options: { json?: boolean; watch?: boolean }) => {
+      const { approvalsCommand, watchCommand } = await import('./commands/approvals.js');
+      if (options.watch) process.exitCode = await watchCommand();
+      else approvalsCommand(options);
     });
   approvals
     .command('answer')

@@ -31,6 +31,14 @@ export interface RelayOptions {
   log?: (line: string) => void;
   /** Told after an answer was recorded, so a session in this process can apply it at once. */
   onAnswer?: () => void;
+  /** Which sessions this relay serves; default: those that asked for this channel (`--approve-from`). */
+  serves?: (session: SessionRecord) => boolean;
+  /**
+   * One process at a time (a bot token allows one poller): take the channel's lease. A terminal is not
+   * exclusive; it then keeps its own books under `bookkeeping` (e.g. `terminal:<pid>`).
+   */
+  exclusive?: boolean;
+  bookkeeping?: string;
 }
 
 /**
@@ -55,13 +63,18 @@ export class ChannelRelay {
     return this.options.channel.name;
   }
 
+  /** The name rows in the store are kept under: the channel's, or this relay's own when not exclusive. */
+  private get books(): string {
+    return this.options.bookkeeping ?? this.options.channel.name;
+  }
+
   /** Takes the channel's lease (false when another live process hosts it) and starts relaying. */
   async start(): Promise<boolean> {
     const { store, channel, isAlive } = this.options;
-    if (!store.channels.acquireHost(channel.name, isAlive)) return false;
+    if (this.exclusive && !store.channels.acquireHost(channel.name, isAlive)) return false;
     this.lastHeartbeat = this.options.clock.now();
-    if (store.channels.getState(channel.name, 'message_cursor') === null) {
-      store.channels.setState(channel.name, 'message_cursor', String(store.channels.lastMessageId()));
+    if (store.channels.getState(this.books, 'message_cursor') === null) {
+      store.channels.setState(this.books, 'message_cursor', String(store.channels.lastMessageId()));
     }
     await channel.start(
       (event) =>
@@ -78,7 +91,7 @@ export class ChannelRelay {
     this.stopped = true;
     this.timer?.cancel();
     await this.options.channel.stop();
-    this.options.store.channels.releaseHost(this.options.channel.name);
+    if (this.exclusive) this.options.store.channels.releaseHost(this.options.channel.name);
   }
 
   /** Something changed in this process (a prompt, an answer): sync now rather than at the next tick. */
@@ -96,7 +109,7 @@ export class ChannelRelay {
     if (this.stopped) return;
     this.timer = this.options.clock.after(RELAY_TICK_MS, () => {
       const now = this.options.clock.now();
-      if (now - this.lastHeartbeat >= HEARTBEAT_MS) {
+      if (this.exclusive && now - this.lastHeartbeat >= HEARTBEAT_MS) {
         this.lastHeartbeat = now;
         this.options.store.channels.acquireHost(this.name, this.options.isAlive);
       }
@@ -110,8 +123,16 @@ export class ChannelRelay {
     });
   }
 
+  private get exclusive(): boolean {
+    return this.options.exclusive ?? true;
+  }
+
+  private serves(session: SessionRecord): boolean {
+    return this.options.serves ? this.options.serves(session) : session.approveFrom.includes(this.name);
+  }
+
   private servedSessions(): SessionRecord[] {
-    return this.options.store.sessions.list().filter((s) => s.approveFrom.includes(this.name));
+    return this.options.store.sessions.list().filter((s) => this.serves(s));
   }
 
   private async sync(): Promise<void> {
@@ -132,7 +153,7 @@ export class ChannelRelay {
     for (const record of store.prompts.open()) {
       const session = sessions.get(record.sessionId);
       if (!session || record.expiresAt <= clock.now()) continue;
-      const sent = new Set(store.channels.promptMessages(record.id, this.name).map((m) => m.chatId));
+      const sent = new Set(store.channels.promptMessages(record.id, this.books).map((m) => m.chatId));
       for (const chat of chats.filter((c) => !sent.has(c.chatId))) {
         const key = `${record.id}:${chat.chatId}`;
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
@@ -140,7 +161,7 @@ export class ChannelRelay {
           const ref = await channel.sendPrompt(chat, promptView(record, session));
           store.channels.recordPromptMessage({
             promptId: record.id,
-            channel: this.name,
+            channel: this.books,
             chatId: chat.chatId,
             messageId: ref.messageId,
           });
@@ -161,7 +182,7 @@ export class ChannelRelay {
 
   private async showOutcomes(): Promise<void> {
     const { store, channel } = this.options;
-    for (const sent of store.channels.unshownOutcomes(this.name)) {
+    for (const sent of store.channels.unshownOutcomes(this.books)) {
       const record = store.prompts.get(sent.promptId);
       if (!record) continue;
       try {
@@ -171,7 +192,7 @@ export class ChannelRelay {
           view,
           promptOutcome(record),
         );
-        store.channels.markOutcomeShown(sent.promptId, this.name, sent.chatId);
+        store.channels.markOutcomeShown(sent.promptId, this.books, sent.chatId);
       } catch (error) {
         this.log(`could not update prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
       }
@@ -180,11 +201,11 @@ export class ChannelRelay {
 
   private async forwardMessages(): Promise<void> {
     const { store, channel, chats, outputThreshold } = this.options;
-    const cursor = Number(store.channels.getState(this.name, 'message_cursor') ?? '0');
+    const cursor = Number(store.channels.getState(this.books, 'message_cursor') ?? '0');
     for (const message of store.channels.messagesAfter(cursor)) {
       // Notices of sessions that just ended still count: served means "asked for this channel".
       const session = store.sessions.get(message.sessionId);
-      if (session?.approveFrom.includes(this.name)) {
+      if (session && this.serves(session)) {
         for (const chat of chats) {
           const long = message.text.length > outputThreshold;
           await (
@@ -199,7 +220,7 @@ export class ChannelRelay {
           ).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
         }
       }
-      store.channels.setState(this.name, 'message_cursor', String(message.id));
+      store.channels.setState(this.books, 'message_cursor', String(message.id));
     }
   }
 
@@ -275,7 +296,7 @@ export class ChannelRelay {
     const { store, channel } = this.options;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
     const promptId = event.replyTo
-      ? store.channels.promptForMessage(this.name, event.replyTo.chatId, event.replyTo.messageId)
+      ? store.channels.promptForMessage(this.books, event.replyTo.chatId, event.replyTo.messageId)
       : null;
     if (promptId) {
       const outcome = answerPrompt(store, {
@@ -333,7 +354,7 @@ export class ChannelRelay {
   private commandContext(target: ChatTarget, from: InboundEvent['from']): CommandContext {
     return {
       store: this.options.store,
-      channel: this.name,
+      channel: this.books,
       target,
       from,
       sessions: () => this.servedSessions(),

@@ -12,6 +12,7 @@ import {
   type DetectorSignal,
 } from '../../src/drivers/terminal/detector/prompt-detector.js';
 import { replyKeys } from '../../src/drivers/terminal/reply-keys.js';
+import type { TtyWaitState } from '../../src/drivers/terminal/detector/tty-blocked.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /** A screen whose cursor sits at the end of its last line, as when a program waits for input. */
@@ -22,14 +23,14 @@ function screen(text: string) {
   return { lines, cursor: { x: text.split('\n')[y]!.length, y }, title: '' };
 }
 
-function run(text: string, options: { vocabulary?: ScreenVocabulary; ttyBlocked?: boolean } = {}) {
+function run(text: string, options: { vocabulary?: ScreenVocabulary; tty?: TtyWaitState } = {}) {
   const clock = new FakeClock();
   const signals: DetectorSignal[] = [];
   const detector = new PromptDetector(
     {
       vocabulary: options.vocabulary ?? genericScreens,
       clock,
-      ttyBlocked: () => options.ttyBlocked ?? false,
+      ttyState: () => options.tty ?? 'unknown',
     },
     (s) => signals.push(s),
   );
@@ -130,6 +131,12 @@ describe('silence and tty reads', () => {
     expect(keys(prompts()[0]!, 'default')).toBeUndefined();
   });
 
+  it('on Linux, a quiet program that is sleeping, waiting for a child or running is not asking at all', () => {
+    const { clock, prompts } = run('Compiling agent-bridge v0.1.0', { tty: 'not-reading' });
+    clock.advance(STALL_MS * 3);
+    expect(prompts()).toHaveLength(0);
+  });
+
   it('new output cancels the silence check and ends a guessed prompt', () => {
     const { clock, detector, signals } = run('Downloading...');
     clock.advance(STALL_MS - 1);
@@ -144,7 +151,7 @@ describe('silence and tty reads', () => {
   });
 
   it('a child blocked reading the terminal is a medium-confidence prompt', () => {
-    const { clock, prompts } = run('>>> ', { ttyBlocked: true });
+    const { clock, prompts } = run('>>> ', { tty: 'reading' });
     clock.advance(TTY_PROBE_MS);
     expect(prompts()).toMatchObject([{ kind: 'unknown', confidence: 'medium' }]);
   });
@@ -152,7 +159,7 @@ describe('silence and tty reads', () => {
   it('a shell at its prompt is idle: no prompt, even when silent', () => {
     const { clock, prompts, signals } = run('$ ls\nREADME.md  src\nuser@host:~/proj$ ', {
       vocabulary: shellScreens,
-      ttyBlocked: true,
+      tty: 'reading',
     });
     clock.advance(STALL_MS * 2);
     expect(prompts()).toHaveLength(0);

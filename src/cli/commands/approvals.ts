@@ -117,3 +117,43 @@ function formatIn(ms: number): string {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
+
+/**
+ * `agent-bridge approvals --watch`: an inbox in this terminal. Prompts of every session print as they appear
+ * and their outcomes when they end; type `<id> <answer>`, or just the answer for the newest prompt.
+ */
+export async function watchCommand(): Promise<number> {
+  const [{ TerminalChannel, LOCAL_CHAT }, { ChannelRelay }, { systemClock }, { isProcessAlive }] =
+    await Promise.all([
+      import('../../channels/terminal/terminal-channel.js'),
+      import('../../sessions/channel-relay.js'),
+      import('../../core/clock.js'),
+      import('../process.js'),
+    ]);
+  const store = openStore();
+  const user = userName();
+  const relay = new ChannelRelay({
+    channel: new TerminalChannel({ input: process.stdin, output: process.stdout, user }),
+    store,
+    clock: systemClock,
+    chats: [{ chatId: LOCAL_CHAT }],
+    allowedUsers: new Set([user]),
+    outputThreshold: 1500,
+    isAlive: isProcessAlive,
+    serves: (session) => session.status === 'active',
+    exclusive: false,
+    bookkeeping: `terminal:${process.pid}`,
+  });
+  process.stdout.write(
+    'Watching for prompts of every session. Answer with "<id> <answer>" (or just the answer for the newest); /help; Ctrl-C to stop.\n',
+  );
+  await relay.start();
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+    process.stdin.once('end', resolve);
+  });
+  await relay.stop();
+  store.close();
+  return 0;
+}

@@ -4,7 +4,7 @@ import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
 import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
-import { isBlockedOnTtyRead } from './detector/tty-blocked.js';
+import { ttyWaitState } from './detector/tty-blocked.js';
 import { replyKeys } from './reply-keys.js';
 import { InputGate } from './input-gate.js';
 import { encodeTextInput } from './input.js';
@@ -174,7 +174,7 @@ export class TerminalSession {
     const detectorOptions = {
       vocabulary: options.vocabulary!,
       clock: this.clock,
-      ttyBlocked: () => isBlockedOnTtyRead(this.pty.pid, ttyPath),
+      ttyState: () => ttyWaitState(this.pty.pid, ttyPath),
       ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
     };
     return new PromptDetector(detectorOptions, (signal) => this.onDetectorSignal(signal));

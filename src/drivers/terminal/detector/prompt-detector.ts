@@ -5,6 +5,7 @@ import { detectGenericPrompt } from '../../../core/prompt-patterns.js';
 import { redactSecrets } from '../../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../../core/screen-vocabulary.js';
 import { lastContentRow, unbox } from '../../../core/screen-text.js';
+import type { TtyWaitState } from './tty-blocked.js';
 
 /** Silence that makes an unrecognised last line a low-confidence prompt (seed 004 §5.3). */
 export const STALL_MS = 2_000;
@@ -21,8 +22,9 @@ export type DetectorSignal =
 export interface DetectorOptions {
   vocabulary: ScreenVocabulary;
   clock: Clock;
-  /** Medium-confidence signal: is the child blocked reading its terminal? */
-  ttyBlocked?: () => boolean;
+  /** What the child is doing (Linux): reading its terminal is a medium-confidence prompt; sleeping, waiting
+   * for a child or running means silence is work, not a question. */
+  ttyState?: () => TtyWaitState;
   stallMs?: number;
 }
 
@@ -108,9 +110,13 @@ export class PromptDetector {
   }
 
   private armSilenceChecks(screen: ScreenView): void {
-    const probe = this.options.ttyBlocked;
-    if (probe) this.later(TTY_PROBE_MS, () => probe() && this.raiseUnknown(screen, 'medium'));
-    this.later(this.stallMs, () => this.raiseUnknown(screen, 'low'));
+    const probe = this.options.ttyState;
+    if (probe) this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
+    this.later(this.stallMs, () => {
+      // A build sleeping in make, a sleep, a busy compiler: quiet, but not asking.
+      if (probe?.() === 'not-reading') return;
+      this.raiseUnknown(screen, 'low');
+    });
   }
 
   /** Medium or low confidence: the kind is unknown, so a person is asked what to do (ambiguity protocol). */

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, CliUnderPty } from '../support/cli-under-pty.js';
+import { waitFor } from '../support/wait.js';
+
+let dir: string;
+let env: Record<string, string>;
+let watcher: ChildProcessWithoutNullStreams | null = null;
+let output = '';
+const runs: CliUnderPty[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-watch-'));
+  env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    AGENT_BRIDGE_HOME: path.join(dir, 'data'),
+    USER: 'ada',
+  };
+  output = '';
+});
+afterEach(async () => {
+  watcher?.kill('SIGTERM');
+  watcher = null;
+  await Promise.all(runs.splice(0).map((r) => r.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function watch(): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [CLI, 'approvals', '--watch'], { env, cwd: dir });
+  child.stdout.on('data', (d) => (output += String(d)));
+  watcher = child;
+  return child;
+}
+
+function runAsking(script: string): CliUnderPty {
+  const run = new CliUnderPty(['run', 'custom', '--', 'bash', '--norc', '-c', script], {
+    cwd: dir,
+    env,
+    cols: 100,
+    rows: 30,
+  });
+  runs.push(run);
+  return run;
+}
+
+describe('agent-bridge approvals --watch: an inbox in a second terminal', () => {
+  it('shows each prompt as it appears and answers the newest with a bare answer', async () => {
+    const inbox = watch();
+    await waitFor('the banner', () => output.includes('Watching for prompts'));
+    const run = runAsking('read -p "Deploy to staging? (y/n) " a; echo "got [$a]"; sleep 30');
+    await waitFor(
+      'the prompt block',
+      () =>
+        /┌ yes_no · custom .*\n│ Deploy to staging\? \(y\/n\)\n└ answer: [0-9a-f]{4} <y\|n> · default: no/.test(
+          output,
+        ),
+      { timeoutMs: 15_000 },
+    );
+    inbox.stdin.write('y\n');
+    await run.waitForText('got [y]');
+    await waitFor('the outcome', () => /✔ [0-9a-f]{8}: yes — by terminal:\w+/.test(output));
+    // bash then sleeps: quiet, but not reading its terminal, so nothing more is asked.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(output).not.toMatch(/┌ unknown/);
+  });
+
+  it('answers a prompt by its id, with text, and refuses a second answer', async () => {
+    const inbox = watch();
+    await waitFor('the banner', () => output.includes('Watching for prompts'));
+    const run = runAsking('read -p "Commit message: " m; echo "msg [$m]"; sleep 30');
+    const id = await waitFor(
+      'the prompt id',
+      () => /└ answer: ([0-9a-f]{4}) <your answer>/.exec(output)?.[1],
+      { timeoutMs: 15_000 },
+    );
+    inbox.stdin.write(`${id} fix the login bug\n`);
+    await run.waitForText('msg [fix the login bug]');
+    inbox.stdin.write(`/status\n`);
+    await waitFor('status', () => output.includes('1 session(s) running'));
+  });
+});
