@@ -39,6 +39,10 @@ export interface RelayOptions {
    */
   exclusive?: boolean;
   bookkeeping?: string;
+  /** Where a session's prompts and messages go; default: `chats`. The daemon maps repositories to chats. */
+  chatsFor?: (session: SessionRecord) => ChatTarget[];
+  /** Plain text (not a reply to a prompt, not a chat command) handled by the host first; true when handled. */
+  routeText?: (event: Extract<InboundEvent, { type: 'text' }>) => Promise<boolean>;
 }
 
 /**
@@ -55,8 +59,20 @@ export class ChannelRelay {
   private readonly limiter: WindowLimiter;
   private readonly failedSends = new Map<string, number>();
 
+  private allowedUsers: Set<string>;
+
   constructor(private readonly options: RelayOptions) {
     this.limiter = new WindowLimiter(CALLBACKS_PER_MINUTE, 60_000, options.clock);
+    this.allowedUsers = options.allowedUsers;
+  }
+
+  /** A reloaded configuration changes who may answer, without restarting anything. */
+  setAllowedUsers(users: Set<string>): void {
+    this.allowedUsers = users;
+  }
+
+  private chatsOf(session: SessionRecord): ChatTarget[] {
+    return this.options.chatsFor ? this.options.chatsFor(session) : this.options.chats;
   }
 
   get name(): string {
@@ -148,13 +164,13 @@ export class ChannelRelay {
   }
 
   private async sendOpenPrompts(): Promise<void> {
-    const { store, channel, chats, clock } = this.options;
+    const { store, channel, clock } = this.options;
     const sessions = new Map(this.servedSessions().map((s) => [s.id, s]));
     for (const record of store.prompts.open()) {
       const session = sessions.get(record.sessionId);
       if (!session || record.expiresAt <= clock.now()) continue;
       const sent = new Set(store.channels.promptMessages(record.id, this.books).map((m) => m.chatId));
-      for (const chat of chats.filter((c) => !sent.has(c.chatId))) {
+      for (const chat of this.chatsOf(session).filter((c) => !sent.has(c.chatId))) {
         const key = `${record.id}:${chat.chatId}`;
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
         try {
@@ -200,13 +216,13 @@ export class ChannelRelay {
   }
 
   private async forwardMessages(): Promise<void> {
-    const { store, channel, chats, outputThreshold } = this.options;
+    const { store, channel, outputThreshold } = this.options;
     const cursor = Number(store.channels.getState(this.books, 'message_cursor') ?? '0');
     for (const message of store.channels.messagesAfter(cursor)) {
       // Notices of sessions that just ended still count: served means "asked for this channel".
       const session = store.sessions.get(message.sessionId);
       if (session && this.serves(session)) {
-        for (const chat of chats) {
+        for (const chat of this.chatsOf(session)) {
           const long = message.text.length > outputThreshold;
           await (
             long
@@ -225,8 +241,8 @@ export class ChannelRelay {
   }
 
   private async onInbound(event: InboundEvent): Promise<void> {
-    const { store, allowedUsers } = this.options;
-    if (!allowedUsers.has(event.from.id)) {
+    const { store } = this.options;
+    if (!this.allowedUsers.has(event.from.id)) {
       store.audit.record('UNAUTHORIZED', {
         channel: this.name,
         user: event.from.id,
@@ -310,6 +326,8 @@ export class ChannelRelay {
     }
     const ctx = this.commandContext(event.target, event.from);
     const command = parseCommand(event.text);
+    // The host (the daemon) sees commands and text first: it owns /status, /restart, /select and the routing.
+    if (this.options.routeText && (await this.options.routeText(event))) return;
     if (command) return reply(runChatCommand(command.command, command.args, ctx));
     const session = targetSession(ctx);
     if (session === 'none') return reply('No agent session is running here.');

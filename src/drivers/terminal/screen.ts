@@ -120,6 +120,21 @@ export class ScreenModel {
   }
 
   /**
+   * Lines from absolute buffer line `from` up to the line above the cursor: what the program has finished
+   * writing. Null on the alternate screen (a full-screen program) or when there is nothing new.
+   */
+  finishedLines(from: number): { lines: string[]; lastLine: number } | null {
+    const buffer = this.terminal.buffer.active;
+    if (buffer.type === 'alternate') return null;
+    const end = buffer.baseY + buffer.cursorY - 1;
+    const start = Math.max(from, 0, buffer.baseY + buffer.cursorY - this.terminal.rows - DEFAULT_SCROLLBACK);
+    if (end < start) return null;
+    const lines: string[] = [];
+    for (let i = start; i <= end; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    return { lines, lastLine: end };
+  }
+
+  /**
    * Escape sequences that turn off what the application left on (from the modes it set), to hand a clean
    * terminal back to the user after it exits or crashes.
    */

@@ -1,0 +1,41 @@
+import type { ScreenModel } from './screen.js';
+
+/**
+ * Clean text from a terminal program for chat: the lines it has finished (the cursor moved past them), read
+ * from the rendered screen and scrollback, so colours, cursor moves and redraws never reach a chat. The echo
+ * of what was typed on someone's behalf is left out. Full-screen programs (alternate screen) give nothing:
+ * they speak through their hooks or protocol instead.
+ */
+export class OutputExtractor {
+  /** Absolute buffer line up to which text was already taken. */
+  private takenUpTo = -1;
+  private readonly typed: string[] = [];
+
+  constructor(private readonly screen: ScreenModel) {}
+
+  /** Remembers input typed into the program, so its echo is not reported as output. */
+  typedLine(text: string): void {
+    this.typed.push(text.trim());
+    if (this.typed.length > 20) this.typed.shift();
+  }
+
+  /** The finished lines since the last call, joined; '' when there are none. */
+  take(): string {
+    const region = this.screen.finishedLines(this.takenUpTo + 1);
+    if (!region) return '';
+    this.takenUpTo = region.lastLine;
+    const lines = region.lines.filter((line) => !this.isEcho(line));
+    while (lines.length > 0 && !lines[0]!.trim()) lines.shift();
+    while (lines.length > 0 && !lines.at(-1)!.trim()) lines.pop();
+    return lines.join('\n');
+  }
+
+  private isEcho(line: string): boolean {
+    const trimmed = line.trim();
+    if (!trimmed) return false;
+    const at = this.typed.findIndex((typed) => typed && trimmed.endsWith(typed));
+    if (at < 0) return false;
+    this.typed.splice(at, 1);
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { OutputExtractor } from '../../src/drivers/terminal/output-extractor.js';
+import { ScreenModel } from '../../src/drivers/terminal/screen.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+async function setup() {
+  const screen = new ScreenModel({ cols: 40, rows: 6, clock: new FakeClock() });
+  const extractor = new OutputExtractor(screen);
+  const write = async (text: string) => {
+    screen.feed(Buffer.from(text));
+    await screen.catchUp();
+  };
+  return { screen, extractor, write };
+}
+
+describe('clean output from the rendered screen', () => {
+  it('gives finished lines once, without colours or cursor tricks', async () => {
+    const { extractor, write } = await setup();
+    await write('\x1b[32mgreen\x1b[0m line\r\nprogress 10%\rprogress 100%\r\n$ ');
+    expect(extractor.take()).toBe('green line\nprogress 100%');
+    expect(extractor.take()).toBe('');
+    await write('ls\r\nREADME.md\r\n$ ');
+    expect(extractor.take()).toBe('$ ls\nREADME.md');
+  });
+
+  it('keeps lines that scrolled off the screen', async () => {
+    const { extractor, write } = await setup();
+    await write(Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\r\n') + '\r\n');
+    const text = extractor.take().split('\n');
+    expect(text[0]).toBe('line 1');
+    expect(text.at(-1)).toBe('line 20');
+  });
+
+  it('leaves out the echo of what was typed for someone', async () => {
+    const { extractor, write } = await setup();
+    extractor.typedLine('echo hi');
+    await write('$ echo hi\r\nhi\r\n$ ');
+    expect(extractor.take()).toBe('hi');
+  });
+
+  it('gives nothing from a full-screen program', async () => {
+    const { extractor, write } = await setup();
+    await write('\x1b[?1049hmenu\r\nmore\r\n');
+    expect(extractor.take()).toBe('');
+  });
+});
