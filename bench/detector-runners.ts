@@ -74,14 +74,25 @@ export function plainWorkload(size: number): Workload {
 
 export function burstyWorkload(size: number, pauseMs: number, everyBytes: number): Workload {
   const args = ['-e', TUI_WRITER, String(size), String(pauseMs), String(everyBytes)];
-  return { name: 'bursty TUI', command: process.execPath, args, expected: size, endsWithPrompt: true };
+  return {
+    name: `TUI, ${pauseMs} ms pauses`,
+    command: process.execPath,
+    args,
+    expected: size,
+    endsWithPrompt: true,
+  };
 }
 
 /** (a) PtyProcess.spawn, counting the bytes of its data events; spawn to exit. */
 export async function bareDriver(root: string, workload: Workload): Promise<DetectorSample> {
   const { PtyProcess } = await importDist<typeof PtyModule>(root, 'drivers/terminal/pty-process.js');
   const started = performance.now();
-  const pty = await PtyProcess.spawn({ command: workload.command, args: workload.args, cwd: root, env: process.env });
+  const pty = await PtyProcess.spawn({
+    command: workload.command,
+    args: workload.args,
+    cwd: root,
+    env: process.env,
+  });
   let bytes = 0;
   pty.onData((chunk) => {
     bytes += chunk.length;

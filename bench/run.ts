@@ -10,13 +10,22 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { detectorThroughput } from './detector-throughput.js';
 import { relayThroughput } from './relay-throughput.js';
+import { promptLatency } from './prompt-latency.js';
 import { problemBlock, renderResult } from './report.js';
 import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
+import { telegramLatency } from './telegram-latency.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 
 /** Every benchmark, in the order they run. */
-const registry: Benchmark[] = [startup, relayThroughput, slowReader, detectorThroughput];
+const registry: Benchmark[] = [
+  startup,
+  relayThroughput,
+  slowReader,
+  detectorThroughput,
+  promptLatency,
+  telegramLatency,
+];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
   --quick        smaller sizes and fewer repetitions (a smoke run)

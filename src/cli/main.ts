@@ -57,6 +57,7 @@ export function buildProgram(): Command {
 
   addApprovalCommands(program);
   addServeCommands(program);
+  addConfigCommands(program);
   return program;
 }
 
@@ -231,6 +232,56 @@ function addServeCommands(program: Command): void {
     .action(async (options: { token?: string; user?: string[]; apiRoot?: string; config?: string }) => {
       const { setupTelegramCommand } = await import('./commands/setup.js');
       await setupTelegramCommand(options);
+    });
+}
+
+function addConfigCommands(program: Command): void {
+  program
+    .command('add-repo')
+    .description(
+      'add a repository to agent-bridge.yaml: its folder, agent and chat channels (keeps comments)',
+    )
+    .argument('[args...]', 'arguments for the agent, after --')
+    .option('--name <name>', "the repo's name (default: the folder's name)")
+    .requiredOption('--dir <dir>', 'the folder the agent works in (must exist; ~ is your home)')
+    .requiredOption(
+      '--channel <channel:id>',
+      'where the repo is reached, e.g. telegram:123456789 or discord:1122334455 (repeatable)',
+      (v: string, p: string[] | undefined) => [...(p ?? []), v],
+    )
+    .option('--agent <agent>', 'claude, codex, gemini, ... (default: defaults.agent, which is claude)')
+    .option('--driver <driver>', "terminal or structured (default: the agent's own)")
+    .option(
+      '--config <file>',
+      'config file to edit (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',
+    )
+    .option('--json', 'print the added repo entry as JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge add-repo --dir ~/src/api --channel telegram:123456789',
+        'agent-bridge add-repo --name web --dir . --agent codex --channel discord:1122334455',
+        'agent-bridge add-repo --dir ~/src/api --channel telegram:123456789 -- --model sonnet',
+      ),
+    )
+    .action(async (args: string[], options, command: Command) => {
+      const { addRepoCommand, agentArgs } = await import('./commands/add-repo.js');
+      // rawArgs (untyped) tells agent arguments after -- from a stray word such as a name without --name.
+      const rawArgs = (command.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs;
+      addRepoCommand({ ...options, args: agentArgs(args, rawArgs) });
+    });
+
+  program
+    .command('config')
+    .description('check the configuration file')
+    .command('check')
+    .description('validate agent-bridge.yaml and check each repo (folder exists, agent known)')
+    .option('--config <file>', 'config file to check (default: ./agent-bridge.yaml, then ~/.agent-bridge/)')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText('after', examples('agent-bridge config check', 'agent-bridge config check --json'))
+    .action(async (options: { config?: string; json?: boolean }) => {
+      const { configCheckCommand } = await import('./commands/config.js');
+      process.exitCode = configCheckCommand(options);
     });
 }
 

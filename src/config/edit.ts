@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
@@ -11,9 +19,7 @@ export function editConfigFile(
   file: string,
   changes: Array<{ path: Array<string | number>; value: unknown }>,
 ): void {
-  const text = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : NEW_CONFIG_TEXT;
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : NEW_CONFIG_TEXT;
   const doc = parseDocument(text);
   if (doc.errors.length > 0)
     throw new Error(`${file} is not valid YAML; fix it first: ${doc.errors[0]!.message.split('\n')[0]}`);

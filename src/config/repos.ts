@@ -31,8 +31,7 @@ export function parseChannelSpec(spec: string): { channel: RepoChannel; id: stri
     throw new RepoSpecError(
       `--channel ${spec}: unknown channel "${channel}"; choose from ${REPO_CHANNELS.join(', ')}`,
     );
-  if (!id)
-    throw new RepoSpecError(`--channel ${spec}: expected <channel>:<id>, e.g. telegram:123456789`);
+  if (!id) throw new RepoSpecError(`--channel ${spec}: expected <channel>:<id>, e.g. telegram:123456789`);
   if ((channel === 'telegram' && !/^-?\d+$/.test(id)) || (channel === 'discord' && !/^\d+$/.test(id)))
     throw new RepoSpecError(`--channel ${spec}: a ${channel} id is a number, e.g. ${channel}:123456789`);
   if (/\s/.test(id)) throw new RepoSpecError(`--channel ${spec}: an id has no spaces`);
@@ -95,22 +94,31 @@ export function appendRepo(text: string, entry: RepoEntry): string {
   } else {
     throw new RepoSpecError('repos: expected a list of repositories');
   }
-  return doc.toString();
+  // The yaml library pads flow lists (`[ 1 ]`); keep the file's own way, else write them as the README does.
+  const padded = /\[ [^\]\s]/.test(text) && !/\[[^\]\s]/.test(text);
+  return doc.toString({ flowCollectionPadding: padded });
 }
 
-/** The line of each repo's keys (`repos.1.dir` → 7), for messages about a file. */
-export function repoLines(text: string): (index: number, key?: string) => number | undefined {
+/** The line of a key in the YAML text (`['repos', 1, 'dir']` → 7), or of its deepest existing parent. */
+export function keyLines(text: string): (key: Array<string | number>) => number {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter });
-  return (index, key) => {
-    const repos = doc.get('repos', true);
-    if (!isSeq(repos)) return undefined;
-    const item = repos.items[index];
-    let range = (item as { range?: [number] } | undefined)?.range;
-    if (key && isMap(item)) {
-      const pair = item.items.find((p) => isScalar(p.key) && p.key.value === key);
-      range = (pair?.key as { range?: [number] } | undefined)?.range ?? range;
+  return (key) => {
+    let node: unknown = doc.contents;
+    let offset = (node as { range?: [number] } | null)?.range?.[0] ?? 0;
+    for (const part of key) {
+      let next: unknown;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(part));
+        if (pair) offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
+        next = pair?.value;
+      } else if (isSeq(node)) {
+        next = node.items[Number(part)];
+        offset = (next as { range?: [number] } | undefined)?.range?.[0] ?? offset;
+      }
+      if (next === undefined) break;
+      node = next;
     }
-    return range ? lineCounter.linePos(range[0]).line : undefined;
+    return lineCounter.linePos(offset).line;
   };
 }

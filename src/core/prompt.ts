@@ -83,6 +83,11 @@ export function parseReply(
   if (lower === 'default') return { type: 'default' };
   if (lower === 'cancel') return { type: 'cancel' };
   if (lower === 'esc' || lower === 'escape') return { type: 'escape' };
+  // Text is an answer only where the agent asks for text; typed into a menu it would do something else.
+  if (prompt.choices.length > 0)
+    throw new ReplyError(`answer with a choice: ${prompt.choices.map((c) => c.number).join(', ')}`);
+  if (prompt.kind === 'yes_no') throw new ReplyError('answer yes or no');
+  if (prompt.kind === 'confirm_enter') throw new ReplyError('answer enter');
   return { type: 'text', text: raw };
 }
 

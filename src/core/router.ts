@@ -28,7 +28,8 @@ export const BRIDGE_COMMANDS = [
 
 export type BridgeCommand = (typeof BRIDGE_COMMANDS)[number];
 
-export type Route = { type: 'bridge'; command: BridgeCommand; args: string } | { type: 'agent'; text: string };
+export type Route =
+  { type: 'bridge'; command: BridgeCommand; args: string } | { type: 'agent'; text: string };
 
 const bridgeCommands: ReadonlySet<string> = new Set(BRIDGE_COMMANDS);
 

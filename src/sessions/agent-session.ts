@@ -226,9 +226,18 @@ export class AgentSession {
   }
 
   /** After the agent exited (or was stopped): close prompts, the recording and the store row. */
-  async finish(exit: ExitInfo, status: 'completed' | 'crashed' | 'terminated'): Promise<void> {
+  /**
+   * After the agent exited (or was stopped). Open prompts fail ("the session ended"), unless `keepPrompts`:
+   * a daemon shutting down leaves them pending in the store.
+   */
+  async finish(
+    exit: ExitInfo,
+    status: 'completed' | 'crashed' | 'terminated',
+    options: { keepPrompts?: boolean; reason?: string } = {},
+  ): Promise<void> {
     this.watcher?.stop();
-    this.coordinator.stop('the session ended');
+    if (options.keepPrompts) this.coordinator.detach();
+    else this.coordinator.stop(options.reason ?? 'the session ended');
     await this.recorder?.close();
     for (const clean of this.cleanup.splice(0)) clean();
     const { store } = this.options;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Channel, ChatTarget, InboundEvent } from '../channels/contract.js';
 import { answerForButton, decodeButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { responseFileName } from '../core/output-batcher.js';
 import { WindowLimiter } from '../core/window-limiter.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
@@ -382,10 +383,4 @@ export class ChannelRelay {
   private log(line: string): void {
     this.options.log?.(`${this.name}: ${line}`);
   }
-}
-
-function responseFileName(now: number): string {
-  const d = new Date(now);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `response-${two(d.getHours())}${two(d.getMinutes())}${two(d.getSeconds())}.md`;
 }

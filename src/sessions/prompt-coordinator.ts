@@ -128,6 +128,18 @@ export class PromptCoordinator {
     void this.applyDecisions();
   }
 
+  /** Stops working on prompts but leaves them as they are in the store (a daemon shutting down gracefully). */
+  detach(): void {
+    this.stopped = true;
+    for (const entry of [this.active, ...this.queue.splice(0)]) {
+      entry?.ttl?.cancel();
+      entry?.settle();
+    }
+    for (const pending of this.awaitingHook.values()) pending.timer.cancel();
+    this.awaitingHook.clear();
+    this.active = null;
+  }
+
   /** The session ended: open prompts can no longer be answered. */
   stop(reason: string): void {
     this.stopped = true;

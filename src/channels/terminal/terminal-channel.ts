@@ -8,6 +8,8 @@ import type {
   PromptView,
 } from '../contract.js';
 
+const ANSWER_WORD = /^(?:\d{1,2}|y|yes|n|no|allow|approve|deny|reject|session|enter|default|cancel|esc)$/i;
+
 /** The one chat of a terminal. */
 export const LOCAL_CHAT = 'local';
 
@@ -21,7 +23,7 @@ export interface TerminalChannelOptions {
 
 /**
  * A plain terminal as a channel (seed 000's terminal provider): prompts print as blocks with their numbered
- * options; a line `<id> <answer>` answers that prompt, a bare answer the latest one, `/commands` work as in chat,
+ * options; a line `<id> <answer>` answers that prompt, a bare answer word (1, y, no, enter...) the latest one, `/commands` work as in chat,
  * anything else goes to the session. No escape codes: it works in a pipe, over ssh, in a log.
  */
 export class TerminalChannel implements Channel {
@@ -112,8 +114,11 @@ export class TerminalChannel implements Channel {
       ? [...this.open.entries()].find(([id]) => id.startsWith(addressed[1]!))
       : undefined;
     if (match) return { ...base, text: addressed![2]!, replyTo: match[1] };
+    // A bare answer word goes to the newest prompt; any other line is for the agent.
     const newest = [...this.open.values()].at(-1);
-    return newest ? { ...base, text: line, replyTo: newest } : { ...base, text: line };
+    return newest && ANSWER_WORD.test(line)
+      ? { ...base, text: line, replyTo: newest }
+      : { ...base, text: line };
   }
 
   private ref(target: ChatTarget): MessageRef {

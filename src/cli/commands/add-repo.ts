@@ -10,7 +10,7 @@ import {
   expandDir,
   parseChannelSpecs,
   REPO_NAME,
-  repoLines,
+  keyLines,
   RepoSpecError,
   type RepoEntry,
 } from '../../config/repos.js';
@@ -51,7 +51,7 @@ export function addRepoCommand(options: AddRepoOptions, target: OutputTarget = s
   const clash = config.repos.findIndex((repo) => repo.name === name);
   if (clash >= 0)
     throw new UsageError(
-      `a repo named "${name}" is already in ${file}:${repoLines(text)(clash, 'name') ?? 1}; choose another --name`,
+      `a repo named "${name}" is already in ${file}:${keyLines(text)(['repos', clash, 'name'])}; choose another --name`,
     );
 
   const entry: RepoEntry = { name, dir, agent };
@@ -76,7 +76,8 @@ export function addRepoCommand(options: AddRepoOptions, target: OutputTarget = s
 }
 
 /** The arguments after `--` only: anything else left over is a mistake (a name without --name). */
-export function agentArgs(operands: string[], rawArgs: string[]): string[] {
+export function agentArgs(operands: string[], rawArgs: string[] | undefined): string[] {
+  if (!rawArgs) return operands;
   const dashes = rawArgs.indexOf('--');
   const after = dashes < 0 ? 0 : rawArgs.length - dashes - 1;
   if (operands.length > after)
@@ -134,7 +135,6 @@ function checkAgent(agent: string, driver: string | undefined, args: string[], f
  */
 function validationEnv(text: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
-    env[match[1]!] ??= `\${${match[1]!}}`;
+  for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) env[match[1]!] ??= `\${${match[1]!}}`;
   return env;
 }

@@ -1,37 +1,130 @@
-import { systemClock } from '../../core/clock.js';
+import { currentDiscoveryEnv } from '../../agents/discovery.js';
+import { resolveLaunch } from '../../agents/registry.js';
+import type { ChatTarget } from '../../channels/contract.js';
+import { TelegramChannel } from '../../channels/telegram/telegram-channel.js';
+import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { findConfigFile, loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import { systemClock } from '../../core/clock.js';
+import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
-import { openStore } from '../../store/store.js';
-import { hostChannels, REMOTE_CHANNELS } from '../channel-hosting.js';
+import { openStore, type Store } from '../../store/store.js';
+import { daemonSettings } from '../daemon-settings.js';
 import { CliFailure } from '../errors.js';
+import { isProcessAlive } from '../process.js';
+import { userName } from '../user.js';
+
+export interface ServeOptions {
+  config?: string;
+  /** Talk to the agents from this terminal too (default: when stdin is a terminal). */
+  terminal?: boolean;
+}
 
 /**
- * `agent-bridge serve`: hosts the configured channels for every agent session on this machine (sessions
- * started with `run --approve-from <channel>`), until SIGINT or SIGTERM. Prompts stay in the store meanwhile.
+ * `agent-bridge serve`: the daemon. Repositories and channels from agent-bridge.yaml; with no config, this
+ * folder and this terminal (the embedded default). SIGHUP reloads repositories and allowlists; SIGINT/SIGTERM
+ * stop the sessions (their prompts stay pending in the store) and close the channels.
  */
-export async function serveCommand(options: { config?: string }): Promise<number> {
+export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
   const { config } = loadConfig(file);
-  const configured = REMOTE_CHANNELS.filter((name) => (config.channels as Record<string, unknown>)[name]);
-  if (configured.length === 0) {
-    throw new CliFailure(
-      `no channels are configured${file ? ` in ${file}` : ''}: run agent-bridge setup telegram`,
-    );
-  }
+  const withTerminal = options.terminal ?? Boolean(process.stdin.isTTY);
   const store = openStore();
   const log = (line: string) => process.stderr.write(`agent-bridge: ${line}\n`);
-  const relays = await hostChannels(configured, { config, store, clock: systemClock, log });
-  const hosted = relays.map((r) => r.name);
-  const elsewhere = configured.filter((name) => !hosted.includes(name));
-  process.stderr.write(
-    `agent-bridge serve: hosting ${hosted.join(', ') || 'nothing'}${elsewhere.length ? ` (${elsewhere.join(', ')} hosted by another agent-bridge)` : ''}; Ctrl-C to stop\n`,
+  const hooks = await HookReceiver.start((attempt) =>
+    store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const channels = buildChannels(config, withTerminal, log);
+  if (channels.length === 0) {
+    await hooks.close();
+    store.close();
+    throw new CliFailure(
+      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup telegram, or serve --terminal)`,
+    );
+  }
+  const daemon = new Daemon({
+    store,
+    clock: systemClock,
+    settings: await daemonSettings(config, process.cwd(), withTerminal),
+    channels,
+    resolve: async (spec, launch) => {
+      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
+      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+    },
+    hooks,
+    isAlive: isProcessAlive,
+    log,
   });
-  await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+  const hosted = await daemon.start().catch(async (error: unknown) => {
+    await hooks.close();
+    store.close();
+    throw new CliFailure((error as Error).message);
+  });
+  process.stderr.write(
+    `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${hosted.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
+  );
+  const onHangup = () => void reload(daemon, options.config, withTerminal, log);
+  process.on('SIGHUP', onHangup);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  process.off('SIGHUP', onHangup);
+  await daemon.stop();
+  await hooks.close();
   store.close();
   return 0;
 }
+
+function buildChannels(config: Config, withTerminal: boolean, log: (line: string) => void): DaemonChannel[] {
+  const channels: DaemonChannel[] = [];
+  const telegram = config.channels.telegram;
+  if (telegram) {
+    const defaultChats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({
+      chatId: String(id),
+    }));
+    const channel = new TelegramChannel({
+      token: telegram.token,
+      ...(telegram.api_root ? { apiRoot: telegram.api_root } : {}),
+      onError: log,
+    });
+    channels.push({
+      channel,
+      allowedUsers: new Set(telegram.allowed_users.map(String)),
+      defaultChats,
+      exclusive: true,
+    });
+  }
+  if (withTerminal) {
+    const user = userName();
+    const channel = new TerminalChannel({ input: process.stdin, output: process.stdout, user });
+    channels.push({
+      channel,
+      allowedUsers: new Set([user]),
+      defaultChats: [{ chatId: LOCAL_CHAT }],
+      exclusive: false,
+    });
+  }
+  return channels;
+}
+
+async function reload(
+  daemon: Daemon,
+  explicit: string | undefined,
+  withTerminal: boolean,
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    const { file, config } = loadConfig(findConfigFile(explicit, dataDir()));
+    const allowlists = new Map<string, Set<string>>();
+    if (config.channels.telegram)
+      allowlists.set('telegram', new Set(config.channels.telegram.allowed_users.map(String)));
+    daemon.reload(await daemonSettings(config, process.cwd(), withTerminal), allowlists);
+    log(`reloaded ${file ?? 'the defaults'}: ${daemon.repoNames().join(', ')}`);
+  } catch (error) {
+    log(`reload failed, keeping the running configuration: ${(error as Error).message}`);
+  }
+}
+
+export type { Store };

@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { currentDiscoveryEnv } from '../agents/discovery.js';
+import { discoverCommand } from '../agents/discovery.js';
+import { getAgent, isAgentId } from '../agents/registry.js';
+import type { AgentSpec } from '../agents/types.js';
+import { durationMs } from '../config/duration.js';
+import type { Config } from '../config/schema.js';
+import type { DaemonRepo, DaemonSettings } from '../sessions/daemon/daemon.js';
+import { LOCAL_CHAT } from '../channels/terminal/terminal-channel.js';
+import { UsageError } from './errors.js';
+
+/**
+ * The daemon's settings from agent-bridge.yaml. Without repositories (no config at all: the embedded
+ * default), the current folder is one, with the default agent if it is installed, else a shell.
+ */
+export async function daemonSettings(
+  config: Config,
+  cwd: string,
+  withTerminal: boolean,
+): Promise<DaemonSettings> {
+  const repos: DaemonRepo[] = [];
+  for (const repo of config.repos) {
+    const agentId = repo.agent ?? config.defaults.agent;
+    if (!isAgentId(agentId)) throw new UsageError(`repository ${repo.name}: unknown agent "${agentId}"`);
+    const chats: Record<string, string[]> = {};
+    for (const [channel, ids] of Object.entries(repo.channels ?? {})) chats[channel] = ids.map(String);
+    if (withTerminal) chats.terminal = [LOCAL_CHAT];
+    repos.push({
+      name: repo.name,
+      dir: path.resolve(expandHome(repo.dir)),
+      agent: getAgent(agentId),
+      args: repo.args ?? [],
+      channels: Object.keys(chats),
+      chats,
+    });
+  }
+  if (repos.length === 0) repos.push(await implicitRepo(config, cwd));
+  const limits = config.defaults.rate_limit;
+  return {
+    repos,
+    idleTimeoutMs: durationMs(config.defaults.idle_timeout),
+    outputThreshold: config.defaults.output_threshold,
+    resume: config.defaults.resume,
+    rateLimits: limits.enabled
+      ? {
+          user: { ratePerSec: limits.user_rate, burst: limits.user_burst },
+          channel: { ratePerSec: limits.channel_rate, burst: limits.channel_burst },
+        }
+      : null,
+  };
+}
+
+async function implicitRepo(config: Config, cwd: string): Promise<DaemonRepo> {
+  const preferred = isAgentId(config.defaults.agent) ? getAgent(config.defaults.agent) : getAgent('shell');
+  const found = await discoverCommand(preferred.search, currentDiscoveryEnv());
+  const agent: AgentSpec = found.found ? preferred : getAgent('shell');
+  return {
+    name: path.basename(cwd) || 'here',
+    dir: cwd,
+    agent,
+    args: [],
+    channels: ['terminal'],
+    chats: { terminal: [LOCAL_CHAT] },
+  };
+}
+
+function expandHome(dir: string): string {
+  return dir.startsWith('~/') ? path.join(process.env.HOME ?? '', dir.slice(2)) : dir;
+}

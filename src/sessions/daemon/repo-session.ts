@@ -1,0 +1,196 @@
+import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { OutputBatcher } from '../../core/output-batcher.js';
+import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
+import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import type { Store } from '../../store/store.js';
+import { AgentSession } from '../agent-session.js';
+
+export interface RepoDefinition {
+  name: string;
+  dir: string;
+  agent: AgentSpec;
+  args: string[];
+  /** Channels mapped to this repository, e.g. ['telegram', 'terminal']. */
+  channels: string[];
+}
+
+export interface RepoSessionOptions {
+  repo: RepoDefinition;
+  store: Store;
+  clock: Clock;
+  idleTimeoutMs: number;
+  outputThreshold: number;
+  resume: boolean;
+  hooks?: HookReceiver;
+  /** Finds the agent's executable and arguments (the registry's resolveLaunch). */
+  resolve: (
+    spec: AgentSpec,
+    options: LaunchOptions,
+  ) => Promise<{ command: string; args: string[]; found: boolean }>;
+  /** Clean output, batched: every channel of the repository gets it. */
+  onOutput: (text: string) => void;
+  /** Something every channel should hear (idle stop, crash). */
+  onNotice: (text: string) => void;
+}
+
+export type RepoState = 'stopped' | 'starting' | 'running';
+
+/**
+ * One repository's agent session in the daemon (seed 000's repoSession): started lazily on the first message
+ * (resuming the agent's last conversation where it can), shared by every channel mapped to the repository,
+ * stopped after the idle timeout with a notice, restarted on /restart, interrupted on /cancel.
+ */
+export class RepoSession {
+  private session: AgentSession | null = null;
+  private starting: Promise<AgentSession> | null = null;
+  private idleTimer: TimerHandle | null = null;
+  private lastActivity: number;
+  private batcher: OutputBatcher | null = null;
+  private extractor: OutputExtractor | null = null;
+  private startedOnce = false;
+
+  constructor(private readonly options: RepoSessionOptions) {
+    this.lastActivity = options.clock.now();
+  }
+
+  get repo(): RepoDefinition {
+    return this.options.repo;
+  }
+
+  get state(): RepoState {
+    return this.session ? 'running' : this.starting ? 'starting' : 'stopped';
+  }
+
+  get sessionId(): string | null {
+    return this.session?.id ?? null;
+  }
+
+  idleForMs(): number {
+    return this.options.clock.now() - this.lastActivity;
+  }
+
+  /** Types a message into the agent, starting it first when needed. */
+  async send(text: string): Promise<void> {
+    const session = await this.ensureStarted();
+    this.touch();
+    this.extractor?.typedLine(text);
+    await session.terminal.sendText(text);
+  }
+
+  cancel(): boolean {
+    if (!this.session) return false;
+    this.session.terminal.interrupt();
+    this.touch();
+    return true;
+  }
+
+  /** Stops the agent; the next message starts it again. Open prompts stay in the store when `keepPrompts`. */
+  async stop(reason: string, keepPrompts = false): Promise<void> {
+    this.idleTimer?.cancel();
+    this.idleTimer = null;
+    const session = this.session ?? (await this.starting?.catch(() => null)) ?? null;
+    this.session = null;
+    this.starting = null;
+    if (!session) return;
+    const exit = await session.terminal.stop();
+    this.batcher?.close();
+    await session.finish(exit, 'terminated', { keepPrompts, reason });
+  }
+
+  private ensureStarted(): Promise<AgentSession> {
+    if (this.session) return Promise.resolve(this.session);
+    this.starting ??= this.launch().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async launch(): Promise<AgentSession> {
+    const { repo, store, clock } = this.options;
+    const resume =
+      this.options.resume && repo.agent.resumeArgs && this.startedOnce === false ? true : undefined;
+    let launch = await this.options.resolve(repo.agent, {
+      extraArgs: repo.args,
+      ...(resume ? { resume } : {}),
+    });
+    if (!launch.found)
+      throw new Error(`${repo.agent.displayName} is not installed: ${repo.agent.installHint}`);
+    const start = (args: string[]) =>
+      AgentSession.start({
+        spec: repo.agent,
+        command: launch.command,
+        args,
+        cwd: repo.dir,
+        env: process.env,
+        cols: 120,
+        rows: 40,
+        autoTrust: true,
+        record: true,
+        store,
+        clock,
+        approveFrom: repo.channels,
+        label: repo.name,
+        ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      });
+    let session = await start(launch.args);
+    // A first resume may find no conversation to continue: the agent exits at once; start it fresh.
+    if (
+      resume &&
+      (await Promise.race([session.exited.then(() => true), clock.sleep(1500).then(() => false)]))
+    ) {
+      await session.finish(await session.exited, 'completed');
+      launch = await this.options.resolve(repo.agent, { extraArgs: repo.args });
+      session = await start(launch.args);
+    }
+    this.startedOnce = true;
+    this.attach(session);
+    return session;
+  }
+
+  private attach(session: AgentSession): void {
+    const { clock, outputThreshold } = this.options;
+    this.session = session;
+    this.batcher = new OutputBatcher({
+      clock,
+      threshold: outputThreshold,
+      onFlush: (text) => this.options.onOutput(text),
+    });
+    // Agents with hooks say what they mean (Claude's Stop message); others are read off the screen.
+    this.extractor =
+      this.repo.agent.hooks && this.options.hooks ? null : new OutputExtractor(session.terminal.screen);
+    session.on((event) => {
+      if (event.type === 'output') this.touch();
+    });
+    session.terminal.screen.onSettled(() => {
+      const text = this.extractor?.take();
+      if (text) this.batcher?.push(text + '\n');
+    });
+    void session.exited.then(async (exit) => {
+      if (this.session !== session) return;
+      this.session = null;
+      this.idleTimer?.cancel();
+      this.batcher?.close();
+      await session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed');
+      this.options.onNotice(
+        `${this.repo.name}: ${this.repo.agent.displayName} exited (${exit.exitCode ?? exit.signal}); the next message starts it again`,
+      );
+    });
+    this.touch();
+  }
+
+  private touch(): void {
+    this.lastActivity = this.options.clock.now();
+    this.idleTimer?.cancel();
+    this.idleTimer = this.options.clock.after(this.options.idleTimeoutMs, () => void this.onIdle());
+  }
+
+  private async onIdle(): Promise<void> {
+    if (!this.session) return;
+    const minutes = Math.round(this.options.idleTimeoutMs / 60_000);
+    this.options.onNotice(
+      `${this.repo.name}: ${this.repo.agent.displayName} stopped after ${minutes} min idle; the next message starts it again`,
+    );
+    await this.stop('idle timeout', true);
+  }
+}
