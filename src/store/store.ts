@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import { AuditLog } from './audit/audit-log.js';
@@ -24,6 +25,7 @@ export const AUDIT_FILE = 'audit.log';
 
 export function openStore(options: { dir?: string; clock?: Clock } = {}): Store {
   const dir = options.dir ?? dataDir();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const clock = options.clock ?? systemClock;
   const db = openDatabase(path.join(dir, DATABASE_FILE));
   const versionStatement = db.prepare('PRAGMA data_version');

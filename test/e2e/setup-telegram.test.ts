@@ -111,6 +111,6 @@ describe('channels that are not set up', () => {
   it('serve with nothing configured says so', async () => {
     const result = await cli(['serve'], env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/no channels are configured/);
+    expect(result.stderr).toMatch(/nothing to serve: no channels configured .*serve --terminal/);
   });
 });

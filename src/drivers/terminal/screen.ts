@@ -129,8 +129,14 @@ export class ScreenModel {
     const end = buffer.baseY + buffer.cursorY - 1;
     const start = Math.max(from, 0, buffer.baseY + buffer.cursorY - this.terminal.rows - DEFAULT_SCROLLBACK);
     if (end < start) return null;
+    // A long line the terminal wrapped is one line of output: join its rows again.
     const lines: string[] = [];
-    for (let i = start; i <= end; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    for (let i = start; i <= end; i++) {
+      const line = buffer.getLine(i);
+      const text = line?.translateToString(true) ?? '';
+      if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
     return { lines, lastLine: end };
   }
 

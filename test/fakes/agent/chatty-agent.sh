@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# A scripted fake agent for daemon tests: answers each line it reads, like a minimal chat agent.
+#   LONG      prints 3,000 characters (more than the 1,500 threshold: arrives as a file)
+#   SLEEP     works for a long time (so /cancel can interrupt it)
+#   anything  answered as "<name> got: <line>"
+name="${1:-agent}"
+trap 'echo "$name: interrupted"' INT
+echo "$name ready"
+while IFS= read -r line; do
+  case "$line" in
+    LONG) printf '%.0sxxxxxxxxxx' $(seq 1 300); echo ;;
+    SLEEP) sleep 100 & wait $! ;;
+    *) echo "$name got: $line" ;;
+  esac
+done

@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { currentDiscoveryEnv } from '../../src/agents/discovery.js';
+import { getAgent, resolveLaunch } from '../../src/agents/registry.js';
+import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
+import { LOCAL_CHAT, TerminalChannel } from '../../src/channels/terminal/terminal-channel.js';
+import { systemClock } from '../../src/core/clock.js';
+import { Daemon, type DaemonRepo, type DaemonSettings } from '../../src/sessions/daemon/daemon.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
+import { OWNER } from '../support/telegram-setup.js';
+import { processExists, waitFor } from '../support/wait.js';
+
+const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
+
+let dir: string;
+let store: Store;
+let telegram: FakeTelegram;
+let daemon: Daemon;
+let terminalIn: PassThrough;
+let terminalOut = '';
+
+function repo(name: string, chats: Record<string, string[]>): DaemonRepo {
+  return {
+    name,
+    dir,
+    agent: getAgent('custom'),
+    args: ['bash', AGENT, name],
+    channels: Object.keys(chats),
+    chats,
+  };
+}
+
+async function startDaemon(overrides: Partial<DaemonSettings> = {}) {
+  const settings: DaemonSettings = {
+    repos: [
+      repo('web', { telegram: [String(OWNER)], terminal: [LOCAL_CHAT] }),
+      repo('api', { terminal: [LOCAL_CHAT] }),
+    ],
+    idleTimeoutMs: 600_000,
+    outputThreshold: 1500,
+    resume: true,
+    rateLimits: { user: { ratePerSec: 0.5, burst: 3 }, channel: { ratePerSec: 2, burst: 10 } },
+    ...overrides,
+  };
+  terminalIn = new PassThrough();
+  const terminalOutput = new PassThrough();
+  terminalOutput.on('data', (d) => (terminalOut += String(d)));
+  daemon = new Daemon({
+    store,
+    clock: systemClock,
+    settings,
+    channels: [
+      {
+        channel: new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot }),
+        allowedUsers: new Set([String(OWNER)]),
+        defaultChats: [{ chatId: String(OWNER) }],
+        exclusive: true,
+      },
+      {
+        channel: new TerminalChannel({ input: terminalIn, output: terminalOutput, user: 'me' }),
+        allowedUsers: new Set(['me']),
+        defaultChats: [{ chatId: LOCAL_CHAT }],
+        exclusive: false,
+      },
+    ],
+    resolve: async (spec, launch) => {
+      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
+      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+    },
+    isAlive: processExists,
+    log: () => undefined,
+  });
+  expect(await daemon.start()).toEqual(['telegram', 'terminal']);
+}
+
+const typeInTerminal = (line: string) => terminalIn.write(line + '\n');
+const telegramSays = (pattern: RegExp, timeoutMs = 10_000) =>
+  telegram.waitForMessage((m) => pattern.test(m.text ?? ''), timeoutMs);
+const terminalSays = (pattern: RegExp, timeoutMs = 10_000) =>
+  waitFor(`terminal: ${pattern}`, () => pattern.test(terminalOut), { timeoutMs });
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-daemon-'));
+  process.env.AGENT_BRIDGE_HOME = path.join(dir, 'data');
+  store = openStore({ dir: path.join(dir, 'data') });
+  telegram = await startFakeTelegram();
+  terminalOut = '';
+});
+
+afterEach(async () => {
+  await daemon?.stop();
+  store.close();
+  await telegram.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('agent-bridge serve: two repositories, two channels', () => {
+  it('starts a repository session on its first message and sends its output to every mapped channel', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'hello web' });
+    await telegramSays(/web got: hello web/);
+    await terminalSays(/web got: hello web/);
+    expect(store.sessions.list().map((s) => s.label)).toEqual(['web']);
+  });
+
+  it('routes the terminal to the repository chosen with /select', async () => {
+    await startDaemon();
+    typeInTerminal('/select api');
+    await terminalSays(/Messages here now go to api/);
+    typeInTerminal('ping api');
+    await terminalSays(/api got: ping api/);
+    expect(telegram.messages(OWNER).some((m) => (m.text ?? '').includes('api got'))).toBe(false);
+  });
+
+  it('sends long output as a file', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'LONG' });
+    const file = await telegram.waitForMessage((m) => m.document !== undefined, 10_000);
+    expect(file.document?.file_name).toMatch(/^response-\d{6}\.md$/);
+    expect(file.document?.bytes.toString()).toContain('x'.repeat(3000));
+    await terminalSays(/--- response-\d{6}\.md/);
+  });
+
+  it('answers /status, interrupts with /cancel and restarts with /restart', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'hi' });
+    await telegramSays(/web got: hi/);
+    telegram.userSendsText({ userId: OWNER, text: '/status' });
+    await telegramSays(/web · Custom command · running · idle \d+ s · \d+ prompt\(s\) waiting/);
+    telegram.userSendsText({ userId: OWNER, text: 'SLEEP' });
+    await waitFor('the agent busy', () => true);
+    telegram.userSendsText({ userId: OWNER, text: '/cancel' });
+    await telegramSays(/web: interrupted \(Ctrl-C sent\)/);
+    await telegramSays(/web: interrupted$/m);
+    const first = store.sessions.list()[0]!.id;
+    telegram.userSendsText({ userId: OWNER, text: '/restart' });
+    await telegramSays(/web: stopped; the next message starts/);
+    telegram.userSendsText({ userId: OWNER, text: 'again' });
+    await telegramSays(/web got: again/);
+    expect(store.sessions.list().map((s) => s.id)).not.toContain(first);
+  });
+
+  it('stops an idle session with a notice to every channel, and starts it again on the next message', async () => {
+    await startDaemon({ idleTimeoutMs: 1_500 });
+    telegram.userSendsText({ userId: OWNER, text: 'wake' });
+    await telegramSays(/web got: wake/);
+    await telegramSays(/web: Custom command stopped after \d+ min idle/, 15_000);
+    await terminalSays(/stopped after \d+ min idle/);
+    expect(store.sessions.list()).toHaveLength(0);
+    telegram.userSendsText({ userId: OWNER, text: 'back' });
+    await telegramSays(/web got: back/);
+  });
+
+  it('limits a user politely (3 at once, then 1 every 2 s); the terminal is exempt from the user limit', async () => {
+    await startDaemon();
+    for (let i = 1; i <= 4; i++) telegram.userSendsText({ userId: OWNER, text: `m${i}` });
+    await telegramSays(/Slow down a little: too many messages from you/);
+    await telegramSays(/web got: m3/);
+    expect(telegram.messages(OWNER).some((m) => (m.text ?? '').includes('web got: m4'))).toBe(false);
+    for (let i = 1; i <= 4; i++) typeInTerminal(`t${i}`);
+    await terminalSays(/web got: t4/);
+  });
+
+  it('prefixes messages with their source when two channels talk to one session at once', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'from phone' });
+    await telegramSays(/web got: from phone/);
+    typeInTerminal('from desk');
+    await telegramSays(/web got: \[terminal\] from desk/);
+  });
+
+  it('shuts down gracefully: the agent is stopped, its prompts stay pending', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'hi' });
+    await telegramSays(/web got: hi/);
+    const session = store.sessions.list()[0]!;
+    const prompt = store.prompts.create(
+      session.id,
+      {
+        kind: 'yes_no',
+        confidence: 'high',
+        excerpt: 'Go? (y/n)',
+        detail: 'Go? (y/n)',
+        choices: [],
+        safeDefault: { type: 'no' },
+        key: 'k',
+      },
+      60_000,
+      'screen',
+    );
+    store.prompts.transition(prompt.id, 'routed');
+    store.prompts.transition(prompt.id, 'awaiting_reply');
+    await daemon.stop();
+    expect(processExists(session.pid!)).toBe(false);
+    expect(store.prompts.get(prompt.id)?.status).toBe('awaiting_reply');
+  });
+});
