@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { daemonSessions } from './daemon-sessions.js';
 import { detectorThroughput } from './detector-throughput.js';
 import { relayThroughput } from './relay-throughput.js';
 import { promptLatency } from './prompt-latency.js';
@@ -25,6 +26,7 @@ const registry: Benchmark[] = [
   detectorThroughput,
   promptLatency,
   telegramLatency,
+  daemonSessions,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { startFakeTelegram, type FakeTelegram } from '../test/fakes/telegram/server.js';
 import { buttonData, hasButtons, OWNER, writeTelegramConfig } from '../test/support/telegram-setup.js';
 import { fmt, latencyRows, wallClockSkew, wallNow, waitUntil } from './support.js';
-import { crossProcessHost, inProcessHost, PROMPT_SPACING_MS, type Host } from './telegram-runners.js';
+import {
+  crossProcessHost,
+  inProcessHost,
+  PROMPT_SPACING_MS,
+  type BenchSession,
+  type Host,
+} from './telegram-runners.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 import { info, measurement, median } from './util.js';
 
@@ -27,10 +33,23 @@ interface Mode {
   answer: number[];
 }
 
-/** One session of `count` prompts: each is sent with buttons, pressed "Yes", and read by the child. */
-async function drive(mode: Mode, label: string, count: number, result: Result): Promise<void> {
+/**
+ * One session of `count` prompts: each is sent with buttons, pressed "Yes", and read by the child. The child
+ * lingers 0.5 s after its last answer, or exits at once when `exitAtOnce` (what a script often does).
+ */
+async function drive(mode: Mode, label: string, count: number, exitAtOnce: boolean, result: Result) {
+  const session = await mode.host.session(label, count, exitAtOnce ? 0 : 0.5);
+  try {
+    await answerAll(mode, session, label, count, result);
+  } catch (error) {
+    session.abort();
+    throw error;
+  }
+  await session.done;
+}
+
+async function answerAll(mode: Mode, session: BenchSession, label: string, count: number, result: Result) {
   const { fake } = mode;
-  const session = await mode.host.session(label, count);
   let failed: Error | null = null;
   // A session that ends early fails the waits at once instead of after their timeouts.
   const ended = session.done.then(() => {
@@ -40,12 +59,14 @@ async function drive(mode: Mode, label: string, count: number, result: Result): 
   const checked =
     <T>(get: () => T | undefined) =>
     () => {
-      if (failed) throw failed;
-      return get();
+      const value = get();
+      if (value === undefined && failed) throw failed;
+      return value;
     };
   for (let i = 1; i <= count; i++) {
     const token = `build-${label}-${i}?`;
     const sent = fake.waitForMessage((m) => hasButtons(m) && (m.text ?? '').includes(token), WAIT_MS);
+    sent.catch(() => undefined); // when `ended` wins the race, the wait still times out later
     const message = await Promise.race([sent, ended]);
     const sentAt = wallNow();
     const pressedAt = wallNow();
@@ -69,7 +90,6 @@ async function drive(mode: Mode, label: string, count: number, result: Result): 
     mode.send.push(sentAt - promptAt);
     mode.answer.push(got.at - pressedAt);
   }
-  await session.done;
 }
 
 async function run(ctx: BenchContext): Promise<Result> {
@@ -105,8 +125,11 @@ async function run(ctx: BenchContext): Promise<Result> {
       // Interleaved, and rotated so no set-up always runs first.
       for (const mode of modes.map((_, i) => modes[(i + k) % modes.length]!)) {
         ctx.log(`  ${mode.name}: session ${k + 1} of ${sessions}, ${size} prompts`);
-        await drive(mode, `${mode.name === 'in-process' ? 'i' : 'x'}${k + 1}`, size, result).catch(
-          (error: Error) => result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}`),
+        // The last session of `run` exits right after its last answer: `run` must still end cleanly.
+        const exitAtOnce = mode.name === 'serve + run' && k === sessions - 1;
+        const label = `${mode.name === 'in-process' ? 'i' : 'x'}${k + 1}`;
+        await drive(mode, label, size, exitAtOnce, result).catch((error: Error) =>
+          result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}${hostLog(mode)}`),
         );
       }
     }
@@ -117,6 +140,11 @@ async function run(ctx: BenchContext): Promise<Result> {
   }
   report(result, modes);
   return result;
+}
+
+function hostLog(mode: Mode): string {
+  const log = mode.host.log().trim();
+  return log ? `; host log: ${log.slice(-600)}` : '';
 }
 
 function report(result: Result, modes: Mode[]): void {

@@ -193,16 +193,20 @@ function addApprovalCommands(program: Command): void {
 function addServeCommands(program: Command): void {
   program
     .command('serve')
-    .description('host the configured chat channels for every agent session on this machine, until Ctrl-C')
+    .description(
+      'the daemon: each configured repository gets an agent session, started on its first message, talked to from its chats; with no config, this folder from this terminal',
+    )
     .option(
       '--config <file>',
       'agent-bridge.yaml to use (default: ./agent-bridge.yaml, then ~/.agent-bridge/agent-bridge.yaml)',
     )
+    .option('--terminal', 'also talk to the agents from this terminal (the default when stdin is a terminal)')
+    .option('--no-terminal', 'do not read this terminal')
     .addHelpText(
       'after',
       examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'),
     )
-    .action(async (options: { config?: string }) => {
+    .action(async (options: { config?: string; terminal?: boolean }) => {
       const { serveCommand } = await import('./commands/serve.js');
       process.exitCode = await serveCommand(options);
     });

@@ -60,6 +60,7 @@ export class AgentSession {
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
   private cleanup: Array<() => void> = [];
   private watcher: StoreWatcher | null = null;
+  private idle = false;
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -75,6 +76,35 @@ export class AgentSession {
 
   get exited(): Promise<ExitInfo> {
     return this.terminal.exited;
+  }
+
+  /**
+   * Resolves when the agent can take a message: it shows its input box (agents whose vocabulary knows it),
+   * else once its first output settled; at the latest after `timeoutMs`, or when it exits. Text typed before
+   * then is lost by some TUIs (Claude Code drops keys while it starts).
+   */
+  whenReady(timeoutMs = 20_000): Promise<void> {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        timer.cancel();
+        resolve();
+      };
+      const timer = this.options.clock.after(timeoutMs, finish);
+      void this.terminal.exited.then(finish);
+      if (this.options.spec.screens.isIdle) {
+        this.on((event) => {
+          if (event.type === 'status' && event.state === 'idle') finish();
+        });
+        if (this.idle) finish();
+      } else {
+        this.terminal.screen.onSettled((screen) => {
+          if (screen.snapshot().text.trim()) finish();
+        });
+      }
+    });
   }
 
   private async launch(): Promise<void> {
@@ -154,6 +184,7 @@ export class AgentSession {
   }
 
   private onTerminalEvent(event: AgentEvent): void {
+    if (event.type === 'status' && event.state) this.idle = event.state === 'idle';
     if (event.type === 'output') this.recorder?.output(event.data);
     if (event.type === 'prompt') {
       const prompt = event.prompt;

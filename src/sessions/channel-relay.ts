@@ -55,7 +55,7 @@ export class ChannelRelay {
   private timer: TimerHandle | null = null;
   private lastVersion = -1;
   private lastHeartbeat = 0;
-  private syncing = false;
+  private syncing: Promise<void> | null = null;
   private stopped = false;
   private readonly limiter: WindowLimiter;
   private readonly failedSends = new Map<string, number>();
@@ -107,6 +107,7 @@ export class ChannelRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
+    await this.syncing; // never close the store under a sync in flight
     await this.options.channel.stop();
     if (this.exclusive) this.options.store.channels.releaseHost(this.options.channel.name);
   }
@@ -130,7 +131,12 @@ export class ChannelRelay {
         this.lastHeartbeat = now;
         this.options.store.channels.acquireHost(this.name, this.options.isAlive);
       }
-      const version = this.options.store.dataVersion();
+      let version: number;
+      try {
+        version = this.options.store.dataVersion();
+      } catch {
+        return; // the store was closed: the relay is shutting down
+      }
       const retryDue = [...this.failedSends.values()].some((at) => at <= now);
       if (version !== this.lastVersion || retryDue) {
         this.lastVersion = version;
@@ -152,16 +158,20 @@ export class ChannelRelay {
     return this.options.store.sessions.list().filter((s) => this.serves(s));
   }
 
-  private async sync(): Promise<void> {
-    if (this.syncing || this.stopped) return;
-    this.syncing = true;
-    try {
-      await this.sendOpenPrompts();
-      await this.showOutcomes();
-      await this.forwardMessages();
-    } finally {
-      this.syncing = false;
-    }
+  private sync(): Promise<void> {
+    if (this.syncing || this.stopped) return this.syncing ?? Promise.resolve();
+    this.syncing = (async () => {
+      try {
+        await this.sendOpenPrompts();
+        if (!this.stopped) await this.showOutcomes();
+        if (!this.stopped) await this.forwardMessages();
+      } catch (error) {
+        this.log(`sync failed: ${(error as Error).message}`);
+      } finally {
+        this.syncing = null;
+      }
+    })();
+    return this.syncing;
   }
 
   private async sendOpenPrompts(): Promise<void> {

@@ -21,7 +21,12 @@ export class StoreWatcher {
 
   start(): void {
     this.timer = this.clock.after(STORE_POLL_MS, () => {
-      const version = this.dataVersion();
+      let version: number;
+      try {
+        version = this.dataVersion();
+      } catch {
+        return; // the store was closed: the session is over
+      }
       if (version !== this.lastVersion) {
         this.lastVersion = version;
         this.onChange();

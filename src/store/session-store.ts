@@ -111,6 +111,17 @@ export class SessionStore {
     return (this.db.prepare(sql).all() as Row[]).map(fromRow);
   }
 
+  /** The agent's own conversation id from the latest session of this repository, for --resume. */
+  lastAgentSessionId(label: string, agent: string): string | null {
+    const row = this.db
+      .prepare(
+        `SELECT agent_session_id FROM sessions WHERE label = ? AND agent = ? AND agent_session_id IS NOT NULL
+         ORDER BY started_at DESC LIMIT 1`,
+      )
+      .get(label, agent) as { agent_session_id: string } | undefined;
+    return row?.agent_session_id ?? null;
+  }
+
   setAgentSessionId(id: string, agentSessionId: string): void {
     this.db.prepare('UPDATE sessions SET agent_session_id = ? WHERE id = ?').run(agentSessionId, id);
   }

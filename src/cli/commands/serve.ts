@@ -43,8 +43,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup telegram, or serve --terminal)`,
     );
   }
+  const relayStore = openStore();
   const daemon = new Daemon({
     store,
+    relayStore,
     clock: systemClock,
     settings: await daemonSettings(config, process.cwd(), withTerminal),
     channels,
@@ -66,13 +68,19 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   );
   const onHangup = () => void reload(daemon, options.config, withTerminal, log);
   process.on('SIGHUP', onHangup);
+  // A daemon keeps serving the other sessions when one piece fails unexpectedly: say so and carry on.
+  const onUnexpected = (error: unknown) =>
+    log(`unexpected error (still serving): ${error instanceof Error ? error.message : String(error)}`);
+  process.on('unhandledRejection', onUnexpected);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   process.off('SIGHUP', onHangup);
   await daemon.stop();
+  process.off('unhandledRejection', onUnexpected);
   await hooks.close();
+  relayStore.close();
   store.close();
   return 0;
 }

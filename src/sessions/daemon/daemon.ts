@@ -35,6 +35,11 @@ export interface DaemonChannel {
 
 export interface DaemonOptions {
   store: Store;
+  /**
+   * The relays' own connection to the same database: SQLite tells a connection about other connections'
+   * commits only, and the relays must notice what the sessions write. Default: a connection of its own.
+   */
+  relayStore?: Store;
   clock: Clock;
   settings: DaemonSettings;
   channels: DaemonChannel[];
@@ -146,7 +151,7 @@ export class Daemon {
     const name = entry.channel.name;
     return new ChannelRelay({
       channel: entry.channel,
-      store: this.options.store,
+      store: this.options.relayStore ?? this.options.store,
       clock: this.options.clock,
       chats: entry.defaultChats,
       allowedUsers: entry.allowedUsers,

@@ -48,7 +48,6 @@ export class RepoSession {
   private lastActivity: number;
   private batcher: OutputBatcher | null = null;
   private extractor: OutputExtractor | null = null;
-  private startedOnce = false;
 
   constructor(private readonly options: RepoSessionOptions) {
     this.lastActivity = options.clock.now();
@@ -108,43 +107,36 @@ export class RepoSession {
 
   private async launch(): Promise<AgentSession> {
     const { repo, store, clock } = this.options;
-    const resume =
-      this.options.resume && repo.agent.resumeArgs && this.startedOnce === false ? true : undefined;
-    let launch = await this.options.resolve(repo.agent, {
+    // Resume the agent's own last conversation in this repository when we know its id (Claude reports it
+    // through its SessionStart hook); "continue the latest" blindly would fail where there is none.
+    const previous =
+      this.options.resume && repo.agent.resumeArgs
+        ? store.sessions.lastAgentSessionId(repo.name, repo.agent.id)
+        : null;
+    const launch = await this.options.resolve(repo.agent, {
       extraArgs: repo.args,
-      ...(resume ? { resume } : {}),
+      ...(previous ? { resume: previous } : {}),
     });
     if (!launch.found)
       throw new Error(`${repo.agent.displayName} is not installed: ${repo.agent.installHint}`);
-    const start = (args: string[]) =>
-      AgentSession.start({
-        spec: repo.agent,
-        command: launch.command,
-        args,
-        cwd: repo.dir,
-        env: process.env,
-        cols: 120,
-        rows: 40,
-        autoTrust: true,
-        record: true,
-        store,
-        clock,
-        approveFrom: repo.channels,
-        label: repo.name,
-        ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
-      });
-    let session = await start(launch.args);
-    // A first resume may find no conversation to continue: the agent exits at once; start it fresh.
-    if (
-      resume &&
-      (await Promise.race([session.exited.then(() => true), clock.sleep(1500).then(() => false)]))
-    ) {
-      await session.finish(await session.exited, 'completed');
-      launch = await this.options.resolve(repo.agent, { extraArgs: repo.args });
-      session = await start(launch.args);
-    }
-    this.startedOnce = true;
+    const session = await AgentSession.start({
+      spec: repo.agent,
+      command: launch.command,
+      args: launch.args,
+      cwd: repo.dir,
+      env: process.env,
+      cols: 120,
+      rows: 40,
+      autoTrust: true,
+      record: true,
+      store,
+      clock,
+      approveFrom: repo.channels,
+      label: repo.name,
+      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+    });
     this.attach(session);
+    await session.whenReady();
     return session;
   }
 
