@@ -87,14 +87,7 @@ export function answerPrompt(
     reply,
     decidedBy: request.decidedBy,
   });
-  if (!decided)
-    return refuse(
-      store,
-      record,
-      request,
-      'refused',
-      whyRefused(store.prompts.get(record.id) ?? record, request),
-    );
+  if (!decided) return refuseAsItStands(store, record, request);
   const summary = describeReply(reply, record.choices);
   store.audit.record('REPLY_RECEIVED', {
     session_id: record.sessionId,
@@ -114,13 +107,7 @@ function cancel(
     return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
   }
   if (!store.prompts.close(record.id, 'canceled', request.decidedBy, 'cancelled by a person')) {
-    return refuse(
-      store,
-      record,
-      request,
-      'refused',
-      whyRefused(store.prompts.get(record.id) ?? record, request),
-    );
+    return refuseAsItStands(store, record, request);
   }
   store.audit.record('PROMPT_CANCELED', {
     session_id: record.sessionId,
@@ -128,6 +115,21 @@ function cancel(
     decided_by: request.decidedBy,
   });
   return { ok: true, record, reply: { type: 'cancel' }, summary: 'cancel' };
+}
+
+/** The guard refused: say why, from the prompt as it stands now. */
+function refuseAsItStands(
+  store: { prompts: PromptStore; audit: AuditLog },
+  record: PromptRecord,
+  request: AnswerRequest,
+): AnswerOutcome {
+  return refuse(
+    store,
+    record,
+    request,
+    'refused',
+    whyRefused(store.prompts.get(record.id) ?? record, request),
+  );
 }
 
 function whyRefused(record: PromptRecord, request: AnswerRequest): string {

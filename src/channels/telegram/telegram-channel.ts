@@ -17,6 +17,8 @@ export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 const SEND_INTERVAL_MS = 1_000;
 const POLL_TIMEOUT_SECONDS = 30;
 export const DOWNLOAD_TIMEOUT_MS = 30_000;
+/** The public Bot API serves files to bots up to this size (a local Bot API server allows more). */
+const BOT_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
 export interface TelegramOptions {
   token: string;
@@ -192,14 +194,17 @@ export class TelegramChannel implements Channel {
         fileName: document.file_name ?? `file-${document.file_unique_id}`,
         size: document.file_size ?? 0,
         ...(ctx.message.caption ? { caption: ctx.message.caption } : {}),
-        download: (maxBytes) => this.download(document.file_id, maxBytes),
+        download: (maxBytes) => this.download(document.file_id, document.file_size ?? 0, maxBytes),
       });
     });
   }
 
   /** Downloads a file a person sent, refusing more than `maxBytes` and giving up after 30 s. */
-  private async download(fileId: string, maxBytes: number): Promise<Buffer> {
+  private async download(fileId: string, knownSize: number, maxBytes: number): Promise<Buffer> {
     const bot = this.requireBot();
+    if (this.apiRoot === TELEGRAM_API_ROOT && knownSize > BOT_DOWNLOAD_LIMIT) {
+      throw new Error('Telegram lets bots download files of up to 20 MB');
+    }
     const file = await bot.api.getFile(fileId);
     if ((file.file_size ?? 0) > maxBytes)
       throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
