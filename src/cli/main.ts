@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import type { ServeOptions } from './commands/serve.js';
 import { describeError, exitCodeFor } from './errors.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
@@ -202,11 +203,17 @@ function addServeCommands(program: Command): void {
     )
     .option('--terminal', 'also talk to the agents from this terminal (the default when stdin is a terminal)')
     .option('--no-terminal', 'do not read this terminal')
+    .option('--no-web', 'do not serve the web UI')
+    .option('--host <address>', 'address for the web UI (anything but loopback needs TLS or --insecure-bind)', '127.0.0.1')
+    .addOption(new Option('--port <n>', 'port for the web UI (0: any free port)').argParser(positiveIntOrZero).default(7600))
+    .option('--tls-cert <file>', 'TLS certificate (PEM) for the web UI')
+    .option('--tls-key <file>', 'TLS private key (PEM) for the web UI')
+    .option('--insecure-bind', 'allow plain HTTP on a non-loopback --host')
     .addHelpText(
       'after',
       examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'),
     )
-    .action(async (options: { config?: string; terminal?: boolean }) => {
+    .action(async (options: ServeOptions) => {
       const { serveCommand } = await import('./commands/serve.js');
       process.exitCode = await serveCommand(options);
     });

@@ -13,6 +13,17 @@ export class WindowLimiter {
     private readonly clock: Clock,
   ) {}
 
+  /** How many events of `key` the window holds now, without counting a new one. */
+  count(key: string): number {
+    const now = this.clock.now();
+    return (this.events.get(key) ?? []).filter((at) => now - at < this.windowMs).length;
+  }
+
+  /** True while `key` has used up its allowance. */
+  exhausted(key: string): boolean {
+    return this.count(key) >= this.limit;
+  }
+
   allow(key: string): boolean {
     const now = this.clock.now();
     const recent = (this.events.get(key) ?? []).filter((at) => now - at < this.windowMs);

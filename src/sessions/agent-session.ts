@@ -74,6 +74,11 @@ export class AgentSession {
     this.listeners.push(listener);
   }
 
+  /** The agent shows its input box, waiting for a new message. */
+  get isIdle(): boolean {
+    return this.idle;
+  }
+
   get exited(): Promise<ExitInfo> {
     return this.terminal.exited;
   }

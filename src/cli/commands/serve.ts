@@ -11,6 +11,9 @@ import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
 import { daemonSettings } from '../daemon-settings.js';
+import { LiveSessions } from '../../sessions/live-sessions.js';
+import { startWeb } from '../web-hosting.js';
+import { readFileSync } from 'node:fs';
 import { CliFailure } from '../errors.js';
 import { isProcessAlive } from '../process.js';
 import { userName } from '../user.js';
@@ -19,6 +22,13 @@ export interface ServeOptions {
   config?: string;
   /** Talk to the agents from this terminal too (default: when stdin is a terminal). */
   terminal?: boolean;
+  /** The web UI (default on, 127.0.0.1:7600). */
+  web: boolean;
+  host: string;
+  port: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  insecureBind?: boolean;
 }
 
 /**
@@ -36,7 +46,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
   );
   const channels = buildChannels(config, withTerminal, log);
-  if (channels.length === 0) {
+  if (channels.length === 0 && !options.web) {
     await hooks.close();
     store.close();
     throw new CliFailure(
@@ -44,9 +54,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     );
   }
   const relayStore = openStore();
+  const live = new LiveSessions();
   const daemon = new Daemon({
     store,
     relayStore,
+    live,
     clock: systemClock,
     settings: await daemonSettings(config, process.cwd(), withTerminal),
     channels,
@@ -63,9 +75,20 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     store.close();
     throw new CliFailure((error as Error).message);
   });
+  const web = options.web
+    ? await startWeb(
+        { host: options.host, port: options.port, ...(options.tlsCert ? { tlsCert: options.tlsCert } : {}), ...(options.tlsKey ? { tlsKey: options.tlsKey } : {}), insecure: Boolean(options.insecureBind) },
+        { store, watchStore: relayStore, clock: systemClock, live, hooks, version: packageVersion(), log },
+      ).catch(async (error: unknown) => {
+        await daemon.stop();
+        throw error;
+      })
+    : null;
+  const on = [...hosted, ...(web ? ['web'] : [])];
   process.stderr.write(
-    `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${hosted.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
+    `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${on.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
   );
+  if (web) process.stderr.write(`agent-bridge serve: open ${web.url}\n`);
   const onHangup = () => void reload(daemon, options.config, withTerminal, log);
   process.on('SIGHUP', onHangup);
   // A daemon keeps serving the other sessions when one piece fails unexpectedly: say so and carry on.
@@ -77,6 +100,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   process.off('SIGHUP', onHangup);
+  await web?.close();
   await daemon.stop();
   process.off('unhandledRejection', onUnexpected);
   await hooks.close();
@@ -133,6 +157,10 @@ async function reload(
   } catch (error) {
     log(`reload failed, keeping the running configuration: ${(error as Error).message}`);
   }
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 export type { Store };

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as XTermHeadless from '@xterm/headless';
+import type * as XTermSerialize from '@xterm/addon-serialize';
 import type { Terminal as XTerm } from '@xterm/headless';
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 
@@ -40,6 +41,7 @@ export class ScreenModel {
   private timer: TimerHandle | null = null;
   private parsing: Promise<void> | null = null;
   private title = '';
+  private serializer: { serialize(options?: { scrollback?: number }): string } | null = null;
   private readonly settleListeners: Array<(screen: ScreenModel) => void> = [];
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
@@ -117,6 +119,16 @@ export class ScreenModel {
     for (let i = start; i < end; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines;
+  }
+
+  /** ANSI that redraws this screen (and its scrollback) in a fresh terminal: a browser viewer reconnecting. */
+  serialize(): string {
+    if (!this.serializer) {
+      const { SerializeAddon } = createRequire(import.meta.url)('@xterm/addon-serialize') as typeof XTermSerialize;
+      this.serializer = new SerializeAddon();
+      this.terminal.loadAddon(this.serializer as never);
+    }
+    return this.serializer.serialize({ scrollback: 200 });
   }
 
   /**

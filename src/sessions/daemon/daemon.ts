@@ -9,6 +9,7 @@ import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import type { SessionRecord } from '../../store/session-store.js';
 import type { Store } from '../../store/store.js';
 import { ChannelRelay } from '../channel-relay.js';
+import type { LiveSessions } from '../live-sessions.js';
 import { RepoSession, type RepoDefinition } from './repo-session.js';
 
 export interface DaemonRepo extends RepoDefinition {
@@ -48,6 +49,7 @@ export interface DaemonOptions {
     options: LaunchOptions,
   ) => Promise<{ command: string; args: string[]; found: boolean }>;
   hooks?: HookReceiver;
+  live?: LiveSessions;
   isAlive: (pid: number) => boolean;
   log: (line: string) => void;
 }
@@ -138,6 +140,7 @@ export class Daemon {
       resume: this.settings.resume,
       resolve,
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      ...(this.options.live ? { live: this.options.live } : {}),
       onOutput: (text) => void this.broadcast(repo.name, text),
       onNotice: (text) => void this.broadcast(repo.name, text),
     });

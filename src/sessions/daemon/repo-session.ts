@@ -5,6 +5,7 @@ import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import type { Store } from '../../store/store.js';
 import { AgentSession } from '../agent-session.js';
+import type { LiveSessions } from '../live-sessions.js';
 
 export interface RepoDefinition {
   name: string;
@@ -23,6 +24,8 @@ export interface RepoSessionOptions {
   outputThreshold: number;
   resume: boolean;
   hooks?: HookReceiver;
+  /** Where live sessions are listed for browsers to attach to. */
+  live?: LiveSessions;
   /** Finds the agent's executable and arguments (the registry's resolveLaunch). */
   resolve: (
     spec: AgentSpec,
@@ -136,6 +139,7 @@ export class RepoSession {
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
     });
     this.attach(session);
+    this.options.live?.add(session);
     await session.whenReady();
     return session;
   }

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startWebServer } from '../channels/web/web-server.js';
+import type { Clock } from '../core/clock.js';
+import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
+import type { LiveSessions } from '../sessions/live-sessions.js';
+import { SessionsWebBackend } from '../sessions/web-backend.js';
+import type { Store } from '../store/store.js';
+import { UsageError } from './errors.js';
+
+export interface WebOptions {
+  host: string;
+  port: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Allow plain HTTP on an address other than loopback (not recommended). */
+  insecure?: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const STATIC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'web');
+
+/** The access token, made once and kept in the data folder (0600): the printed URL carries it. */
+export function webToken(dataDir: string): string {
+  const file = path.join(dataDir, 'web-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  return token;
+}
+
+export async function startWeb(
+  options: WebOptions,
+  context: { store: Store; watchStore: Store; clock: Clock; live: LiveSessions; hooks?: HookReceiver; version: string; log: (line: string) => void },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
+  if (!LOOPBACK.has(options.host)) {
+    if (!tls && !options.insecure) {
+      throw new UsageError(`--host ${options.host} would expose your agents to the network: give --tls-cert and --tls-key, or --insecure-bind to accept plain HTTP`);
+    }
+    context.log(`warning: the web UI listens on ${options.host}, reachable from other machines; anyone with the token controls your agents`);
+  }
+  const backend = new SessionsWebBackend({
+    store: context.store,
+    watchStore: context.watchStore,
+    clock: context.clock,
+    live: context.live,
+    ...(context.hooks ? { hooks: context.hooks } : {}),
+    version: context.version,
+    cwd: process.cwd(),
+  });
+  const token = webToken(context.store.dir);
+  const server = await startWebServer({ backend, token, host: options.host, port: options.port, clock: context.clock, staticDir: STATIC_DIR, ...(tls ? { tls } : {}) });
+  return {
+    url: `${server.url}/?token=${token}`,
+    close: async () => {
+      backend.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { AgentSession } from './agent-session.js';
+
+/** The agent sessions running in this process, by id: what a browser can attach a live terminal to. */
+export class LiveSessions {
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly listeners: Array<() => void> = [];
+
+  add(session: AgentSession): void {
+    this.sessions.set(session.id, session);
+    this.changed();
+    void session.exited.then(() => {
+      this.sessions.delete(session.id);
+      this.changed();
+    });
+  }
+
+  get(id: string): AgentSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  all(): AgentSession[] {
+    return [...this.sessions.values()];
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,79 @@
+/** A tiny element builder: no framework, just typed DOM calls. */
+
+export type Child = Node | string | number | null | undefined | false;
+export type Attrs = Record<string, string | number | boolean | null | undefined>;
+export type Handlers = { [K in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[K]) => void };
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  children: Child[] = [],
+  on: Handlers = {},
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(element, children);
+  for (const [name, handler] of Object.entries(on)) {
+    element.addEventListener(name, handler as EventListener);
+  }
+  return element;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's children. */
+export function replace(parent: Node, children: Child[]): void {
+  while (parent.firstChild) parent.removeChild(parent.firstChild);
+  append(parent, children);
+}
+
+/** A button that does not submit forms. */
+export function button(
+  label: Child | Child[],
+  attrs: Attrs,
+  onClick: (event: MouseEvent) => void,
+): HTMLButtonElement {
+  return h('button', { type: 'button', ...attrs }, Array.isArray(label) ? label : [label], {
+    click: onClick,
+  });
+}
+
+/**
+ * Keeps a list of keyed children in order, creating only the new ones and updating the others in place,
+ * so that inputs a person is typing into survive a refresh.
+ */
+export function reconcile<T>(
+  parent: HTMLElement,
+  items: readonly T[],
+  key: (item: T) => string,
+  create: (item: T) => HTMLElement,
+  update: (element: HTMLElement, item: T) => void,
+): void {
+  const existing = new Map<string, HTMLElement>();
+  for (const child of Array.from(parent.children)) {
+    if (child instanceof HTMLElement && child.dataset.key !== undefined) existing.set(child.dataset.key, child);
+  }
+  let cursor: Element | null = parent.firstElementChild;
+  for (const item of items) {
+    const id = key(item);
+    let element = existing.get(id);
+    if (element) {
+      existing.delete(id);
+      update(element, item);
+    } else {
+      element = create(item);
+      element.dataset.key = id;
+    }
+    if (element !== cursor) parent.insertBefore(element, cursor);
+    else cursor = cursor.nextElementSibling;
+  }
+  for (const stale of existing.values()) stale.remove();
+}

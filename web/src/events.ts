@@ -1,0 +1,63 @@
+import { wsUrl } from './api.js';
+import { notifyPrompt } from './notify.js';
+import { go } from './router.js';
+import { ReconnectingSocket } from './socket.js';
+import { store } from './store.js';
+import { toast } from './toast.js';
+import type { EventFrame, Prompt } from './types.js';
+
+/** /ws/events: refetch the lists it says changed, and announce each new prompt (toast and notification). */
+export function connectEvents(): ReconnectingSocket {
+  let pending = new Set<'sessions' | 'prompts'>();
+  let timer: number | undefined;
+  // Several events in a burst make one fetch per list.
+  const refetch = (what: 'sessions' | 'prompts'): void => {
+    pending.add(what);
+    if (timer !== undefined) return;
+    timer = window.setTimeout(() => {
+      timer = undefined;
+      const due = pending;
+      pending = new Set();
+      if (due.has('sessions')) void store.refreshSessions();
+      if (due.has('prompts')) void store.refreshPrompts();
+    }, 80);
+  };
+  const socket: ReconnectingSocket = new ReconnectingSocket(wsUrl('/ws/events'), {
+    onOpen() {
+      store.setStatus({ live: true });
+      // Whatever changed while we were away.
+      void store.refreshAll();
+    },
+    onMessage(event) {
+      socket.markHealthy();
+      if (typeof event.data !== 'string') return;
+      let frame: EventFrame;
+      try {
+        frame = JSON.parse(event.data) as EventFrame;
+      } catch {
+        return;
+      }
+      if (frame.type === 'sessions') refetch('sessions');
+      else if (frame.type === 'prompts') refetch('prompts');
+      else if (frame.type === 'prompt') {
+        refetch('prompts');
+        refetch('sessions');
+        announce(frame.prompt);
+      }
+    },
+    onDown() {
+      store.setStatus({ live: false });
+    },
+  });
+  return socket;
+}
+
+function announce(prompt: Prompt): void {
+  const where = [prompt.origin.agent, prompt.origin.label].filter(Boolean).join(' · ');
+  toast(`${where}: ${prompt.kind.replace('_', ' ')} — ${prompt.excerpt}`, {
+    kind: 'prompt',
+    timeoutMs: 12_000,
+    actions: [{ label: 'Answer', run: () => go({ name: 'inbox' }) }],
+  });
+  void notifyPrompt(prompt);
+}
