@@ -204,8 +204,16 @@ function addServeCommands(program: Command): void {
     .option('--terminal', 'also talk to the agents from this terminal (the default when stdin is a terminal)')
     .option('--no-terminal', 'do not read this terminal')
     .option('--no-web', 'do not serve the web UI')
-    .option('--host <address>', 'address for the web UI (anything but loopback needs TLS or --insecure-bind)', '127.0.0.1')
-    .addOption(new Option('--port <n>', 'port for the web UI (0: any free port)').argParser(positiveIntOrZero).default(7600))
+    .option(
+      '--host <address>',
+      'address for the web UI (anything but loopback needs TLS or --insecure-bind)',
+      '127.0.0.1',
+    )
+    .addOption(
+      new Option('--port <n>', 'port for the web UI (0: any free port)')
+        .argParser(positiveIntOrZero)
+        .default(7600),
+    )
     .option('--tls-cert <file>', 'TLS certificate (PEM) for the web UI')
     .option('--tls-key <file>', 'TLS private key (PEM) for the web UI')
     .option('--insecure-bind', 'allow plain HTTP on a non-loopback --host')

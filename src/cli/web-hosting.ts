@@ -33,14 +33,29 @@ export function webToken(dataDir: string): string {
 
 export async function startWeb(
   options: WebOptions,
-  context: { store: Store; watchStore: Store; clock: Clock; live: LiveSessions; hooks?: HookReceiver; version: string; log: (line: string) => void },
+  context: {
+    store: Store;
+    watchStore: Store;
+    clock: Clock;
+    live: LiveSessions;
+    hooks?: HookReceiver;
+    version: string;
+    log: (line: string) => void;
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
+  const tls =
+    options.tlsCert && options.tlsKey
+      ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }
+      : undefined;
   if (!LOOPBACK.has(options.host)) {
     if (!tls && !options.insecure) {
-      throw new UsageError(`--host ${options.host} would expose your agents to the network: give --tls-cert and --tls-key, or --insecure-bind to accept plain HTTP`);
+      throw new UsageError(
+        `--host ${options.host} would expose your agents to the network: give --tls-cert and --tls-key, or --insecure-bind to accept plain HTTP`,
+      );
     }
-    context.log(`warning: the web UI listens on ${options.host}, reachable from other machines; anyone with the token controls your agents`);
+    context.log(
+      `warning: the web UI listens on ${options.host}, reachable from other machines; anyone with the token controls your agents`,
+    );
   }
   const backend = new SessionsWebBackend({
     store: context.store,
@@ -52,7 +67,15 @@ export async function startWeb(
     cwd: process.cwd(),
   });
   const token = webToken(context.store.dir);
-  const server = await startWebServer({ backend, token, host: options.host, port: options.port, clock: context.clock, staticDir: STATIC_DIR, ...(tls ? { tls } : {}) });
+  const server = await startWebServer({
+    backend,
+    token,
+    host: options.host,
+    port: options.port,
+    clock: context.clock,
+    staticDir: STATIC_DIR,
+    ...(tls ? { tls } : {}),
+  });
   return {
     url: `${server.url}/?token=${token}`,
     close: async () => {

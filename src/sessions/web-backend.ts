@@ -3,7 +3,15 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
-import type { AnswerResult, TerminalAttachment, TerminalViewer, ToolCard, WebBackend, WebEvent, WebSession } from '../channels/web/backend.js';
+import type {
+  AnswerResult,
+  TerminalAttachment,
+  TerminalViewer,
+  ToolCard,
+  WebBackend,
+  WebEvent,
+  WebSession,
+} from '../channels/web/backend.js';
 import type { Clock } from '../core/clock.js';
 import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import { recordingsDir } from '../store/paths.js';
@@ -36,7 +44,11 @@ export class SessionsWebBackend implements WebBackend {
   private readonly watcher: StoreWatcher;
 
   constructor(private readonly options: WebBackendOptions) {
-    this.watcher = new StoreWatcher(() => options.watchStore.dataVersion(), options.clock, () => this.changed());
+    this.watcher = new StoreWatcher(
+      () => options.watchStore.dataVersion(),
+      options.clock,
+      () => this.changed(),
+    );
     this.watcher.start();
     options.live.onChange(() => this.changed());
     this.knownPrompts = new Set(options.store.prompts.open().map((p) => p.id));
@@ -71,23 +83,41 @@ export class SessionsWebBackend implements WebBackend {
   sessions(): WebSession[] {
     const { store, live } = this.options;
     const open = store.prompts.open();
-    return store.sessions.list().map((record) => this.view(record, open.filter((p) => p.sessionId === record.id).length, live.get(record.id)));
+    return store.sessions
+      .list()
+      .map((record) =>
+        this.view(record, open.filter((p) => p.sessionId === record.id).length, live.get(record.id)),
+      );
   }
 
   async start(request: { agent: string; cwd: string; args?: string[] }, who: string): Promise<WebSession> {
     const spec = getAgent(request.agent);
     const cwd = path.resolve(request.cwd);
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`${cwd} is not a folder on this machine`);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory())
+      throw new Error(`${cwd} is not a folder on this machine`);
     const launch = await resolveLaunch(spec, { extraArgs: request.args ?? [] }, currentDiscoveryEnv());
-    if (!launch.discovered.found) throw new Error(`${spec.displayName} is not installed: ${spec.installHint}`);
+    if (!launch.discovered.found)
+      throw new Error(`${spec.displayName} is not installed: ${spec.installHint}`);
     const { store, clock, hooks } = this.options;
     const session = await AgentSession.start({
-      spec, command: launch.command, args: launch.args, cwd, env: process.env, cols: 120, rows: 40,
-      autoTrust: true, record: true, store, clock, ...(hooks ? { hooks } : {}),
+      spec,
+      command: launch.command,
+      args: launch.args,
+      cwd,
+      env: process.env,
+      cols: 120,
+      rows: 40,
+      autoTrust: true,
+      record: true,
+      store,
+      clock,
+      ...(hooks ? { hooks } : {}),
     });
     store.audit.record('SESSION_START', { session_id: session.id, started_by: who });
     this.started.set(session.id, { agent: spec.id, cwd, args: request.args ?? [] });
-    void session.exited.then((exit) => session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed').catch(() => undefined));
+    void session.exited.then((exit) =>
+      session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed').catch(() => undefined),
+    );
     this.options.live.add(session);
     return this.view(store.sessions.get(session.id)!, 0, session);
   }
@@ -107,7 +137,9 @@ export class SessionsWebBackend implements WebBackend {
 
   prompts() {
     const { store } = this.options;
-    return store.prompts.open().map((record) => ({ id: record.id, ...promptView(record, store.sessions.get(record.sessionId)) }));
+    return store.prompts
+      .open()
+      .map((record) => ({ id: record.id, ...promptView(record, store.sessions.get(record.sessionId)) }));
   }
 
   answer(promptId: string, answer: string, who: string): AnswerResult {
@@ -116,12 +148,24 @@ export class SessionsWebBackend implements WebBackend {
       this.options.live.get(outcome.record.sessionId)?.poke();
       return { ok: true, summary: outcome.summary };
     }
-    const status = outcome.code === 'not_found' ? 404 : outcome.code === 'bad_reply' || outcome.code === 'ambiguous' ? 400 : 409;
+    const status =
+      outcome.code === 'not_found'
+        ? 404
+        : outcome.code === 'bad_reply' || outcome.code === 'ambiguous'
+          ? 400
+          : 409;
     return { ok: false, status, error: outcome.reason };
   }
 
   recordings() {
-    return listRecordings(recordingsDir()).map((r) => ({ id: r.id, startedAt: r.startedAt, durationSeconds: r.durationSeconds, bytes: r.bytes, command: r.command, title: r.title }));
+    return listRecordings(recordingsDir()).map((r) => ({
+      id: r.id,
+      startedAt: r.startedAt,
+      durationSeconds: r.durationSeconds,
+      bytes: r.bytes,
+      command: r.command,
+      title: r.title,
+    }));
   }
 
   recordingFile(id: string): string | null {
@@ -175,10 +219,19 @@ export class SessionsWebBackend implements WebBackend {
   }
 
   private view(record: SessionRecord, pendingPrompts: number, live: AgentSession | undefined): WebSession {
-    const state = record.status !== 'active' ? 'exited' : pendingPrompts > 0 ? 'waiting' : live?.isIdle ? 'idle' : 'busy';
+    const state =
+      record.status !== 'active' ? 'exited' : pendingPrompts > 0 ? 'waiting' : live?.isIdle ? 'idle' : 'busy';
     return {
-      id: record.id, agent: record.agent, label: record.label, cwd: record.cwd, host: record.host, state,
-      startedAt: new Date(record.startedAt).toISOString(), pendingPrompts, live: Boolean(live), recording: record.recording,
+      id: record.id,
+      agent: record.agent,
+      label: record.label,
+      cwd: record.cwd,
+      host: record.host,
+      state,
+      startedAt: new Date(record.startedAt).toISOString(),
+      pendingPrompts,
+      live: Boolean(live),
+      recording: record.recording,
     };
   }
 }

@@ -22,10 +22,14 @@ export class TokenGuard {
     this.failures = new WindowLimiter(BAD_TOKENS_PER_MINUTE, 60_000, clock);
   }
 
-  check(request: { headers: Record<string, string | string[] | undefined>; ip: string }, urlToken?: string): AuthResult {
+  check(
+    request: { headers: Record<string, string | string[] | undefined>; ip: string },
+    urlToken?: string,
+  ): AuthResult {
     // An address that keeps guessing is refused outright for the rest of the minute, right token or not.
     if (this.failures.exhausted(request.ip)) return 'throttled';
-    const presented = urlToken ?? bearer(request.headers.authorization) ?? cookieToken(request.headers.cookie);
+    const presented =
+      urlToken ?? bearer(request.headers.authorization) ?? cookieToken(request.headers.cookie);
     if (!presented) return 'missing';
     if (this.matches(presented)) return 'ok';
     this.failures.allow(request.ip);

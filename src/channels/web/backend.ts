@@ -53,10 +53,10 @@ export interface TerminalAttachment {
 }
 
 export type AnswerResult =
-  | { ok: true; summary: string }
-  | { ok: false; status: 400 | 404 | 409; error: string };
+  { ok: true; summary: string } | { ok: false; status: 400 | 404 | 409; error: string };
 
-export type WebEvent = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: PromptView & { id: string } };
+export type WebEvent =
+  { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: PromptView & { id: string } };
 
 export interface WebBackend {
   host: string;

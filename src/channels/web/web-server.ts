@@ -24,7 +24,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every request
  * carries the access token (cookie after the first visit); WebSockets must come from the page's own origin.
  */
-export async function startWebServer(options: WebServerOptions): Promise<{ url: string; close(): Promise<void> }> {
+export async function startWebServer(
+  options: WebServerOptions,
+): Promise<{ url: string; close(): Promise<void> }> {
   const { default: Fastify } = await import('fastify');
   const server = Fastify({
     logger: false,
@@ -40,52 +42,92 @@ export async function startWebServer(options: WebServerOptions): Promise<{ url: 
   return { url: address.replace('[::1]', 'localhost'), close: () => server.close() };
 }
 
-async function authenticate(request: FastifyRequest, reply: FastifyReply, guard: TokenGuard, options: WebServerOptions): Promise<void> {
+async function authenticate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: TokenGuard,
+  options: WebServerOptions,
+): Promise<void> {
   const urlToken = (request.query as { token?: string } | undefined)?.token;
   const result = guard.check({ headers: request.headers, ip: request.ip }, urlToken);
   if (result === 'ok') {
     if (urlToken) {
       // The token leaves the address bar for a cookie the page's scripts cannot read.
       const secure = options.tls ? '; Secure' : '';
-      reply.header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(urlToken)}; HttpOnly; SameSite=Strict; Path=/${secure}`);
+      reply.header(
+        'set-cookie',
+        `${TOKEN_COOKIE}=${encodeURIComponent(urlToken)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
+      );
       await reply.redirect(request.url.split('?')[0] || '/');
     }
     return;
   }
-  options.backend.unauthorized({ source: 'web', ip: request.ip, path: request.url.split('?')[0] ?? '', reason: result });
+  options.backend.unauthorized({
+    source: 'web',
+    ip: request.ip,
+    path: request.url.split('?')[0] ?? '',
+    reason: result,
+  });
   const status = result === 'throttled' ? 429 : 401;
-  await reply.code(status).send({ error: result === 'throttled' ? 'too many bad tokens: wait a minute' : 'open the URL agent-bridge printed (it carries the token)' });
+  await reply
+    .code(status)
+    .send({
+      error:
+        result === 'throttled'
+          ? 'too many bad tokens: wait a minute'
+          : 'open the URL agent-bridge printed (it carries the token)',
+    });
 }
 
 function registerApi(server: FastifyInstance, backend: WebBackend): void {
   const who = (request: FastifyRequest) => `web:${request.ip}`;
-  server.get('/api/config', async () => ({ host: backend.host, version: backend.version, cwd: backend.cwd, agents: await backend.tools() }));
+  server.get('/api/config', async () => ({
+    host: backend.host,
+    version: backend.version,
+    cwd: backend.cwd,
+    agents: await backend.tools(),
+  }));
   server.get('/api/sessions', async () => backend.sessions());
-  server.post<{ Body: { agent?: unknown; cwd?: unknown; args?: unknown } }>('/api/sessions', async (request, reply) => {
-    const { agent, cwd, args } = request.body ?? {};
-    if (typeof agent !== 'string' || typeof cwd !== 'string' || (args !== undefined && !isStringArray(args))) {
-      return reply.code(400).send({ error: 'send { agent, cwd, args? }' });
-    }
-    try {
-      return reply.code(201).send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
-    } catch (error) {
-      return reply.code(400).send({ error: (error as Error).message });
-    }
-  });
+  server.post<{ Body: { agent?: unknown; cwd?: unknown; args?: unknown } }>(
+    '/api/sessions',
+    async (request, reply) => {
+      const { agent, cwd, args } = request.body ?? {};
+      if (
+        typeof agent !== 'string' ||
+        typeof cwd !== 'string' ||
+        (args !== undefined && !isStringArray(args))
+      ) {
+        return reply.code(400).send({ error: 'send { agent, cwd, args? }' });
+      }
+      try {
+        return reply
+          .code(201)
+          .send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
+      } catch (error) {
+        return reply.code(400).send({ error: (error as Error).message });
+      }
+    },
+  );
   server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
-    (await backend.stop(request.params.id)) ? { ok: true } : reply.code(404).send({ error: 'no such live session' }),
+    (await backend.stop(request.params.id))
+      ? { ok: true }
+      : reply.code(404).send({ error: 'no such live session' }),
   );
   server.post<{ Params: { id: string } }>('/api/sessions/:id/restart', async (request, reply) => {
     const session = await backend.restart(request.params.id, who(request));
     return session ?? reply.code(404).send({ error: 'no such live session' });
   });
   server.get('/api/prompts', async () => backend.prompts());
-  server.post<{ Params: { id: string }; Body: { answer?: unknown } }>('/api/prompts/:id/answer', async (request, reply) => {
-    const answer = request.body?.answer;
-    if (typeof answer !== 'string' || answer.length > 10_000) return reply.code(400).send({ error: 'send { answer: "..." }' });
-    const result = backend.answer(request.params.id, answer, who(request));
-    return result.ok ? result : reply.code(result.status).send({ error: result.error });
-  });
+  server.post<{ Params: { id: string }; Body: { answer?: unknown } }>(
+    '/api/prompts/:id/answer',
+    async (request, reply) => {
+      const answer = request.body?.answer;
+      if (typeof answer !== 'string' || answer.length > 10_000)
+        return reply.code(400).send({ error: 'send { answer: "..." }' });
+      const result = backend.answer(request.params.id, answer, who(request));
+      return result.ok ? result : reply.code(result.status).send({ error: result.error });
+    },
+  );
   server.get('/api/recordings', async () => backend.recordings());
   server.get<{ Params: { id: string } }>('/api/recordings/:id', async (request, reply) => {
     const file = backend.recordingFile(request.params.id);
@@ -96,7 +138,9 @@ function registerApi(server: FastifyInstance, backend: WebBackend): void {
 
 async function registerApp(server: FastifyInstance, staticDir: string): Promise<void> {
   if (!existsSync(path.join(staticDir, 'index.html'))) {
-    server.get('/', async (_request, reply) => reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)'));
+    server.get('/', async (_request, reply) =>
+      reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)'),
+    );
     return;
   }
   const { default: fastifyStatic } = await import('@fastify/static');

@@ -9,8 +9,10 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 export async function registerSockets(server: FastifyInstance, backend: WebBackend): Promise<void> {
   const { default: websocket } = await import('@fastify/websocket');
   await server.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
-  server.get<{ Params: { id: string } }>('/ws/terminal/:id', { websocket: true, preValidation: checkOrigin(backend) }, (socket, request) =>
-    void attachTerminal(socket, request.params.id, backend),
+  server.get<{ Params: { id: string } }>(
+    '/ws/terminal/:id',
+    { websocket: true, preValidation: checkOrigin(backend) },
+    (socket, request) => void attachTerminal(socket, request.params.id, backend),
   );
   server.get('/ws/events', { websocket: true, preValidation: checkOrigin(backend) }, (socket) => {
     const stop = backend.onEvent((event) => socket.send(JSON.stringify(event)));
@@ -25,7 +27,12 @@ function checkOrigin(backend: WebBackend) {
     const host = request.headers.host;
     const allowed = host ? [`http://${host}`, `https://${host}`] : [];
     if (!origin || !allowed.includes(origin)) {
-      backend.unauthorized({ source: 'web', ip: request.ip, path: request.url, reason: `websocket from origin ${origin ?? 'none'}` });
+      backend.unauthorized({
+        source: 'web',
+        ip: request.ip,
+        path: request.url,
+        reason: `websocket from origin ${origin ?? 'none'}`,
+      });
       await reply.code(403).send({ error: 'cross-origin WebSocket refused' });
     }
   };
@@ -34,7 +41,8 @@ function checkOrigin(backend: WebBackend) {
 async function attachTerminal(socket: WebSocket, sessionId: string, backend: WebBackend): Promise<void> {
   const attachment = await backend.attach(sessionId, {
     output: (data) => socket.readyState === socket.OPEN && socket.send(data, { binary: true }),
-    exit: (info) => socket.readyState === socket.OPEN && socket.send(JSON.stringify({ type: 'exit', ...info })),
+    exit: (info) =>
+      socket.readyState === socket.OPEN && socket.send(JSON.stringify({ type: 'exit', ...info })),
   });
   if (!attachment) {
     socket.close(4404, 'no such live session');
@@ -51,7 +59,8 @@ async function attachTerminal(socket: WebSocket, sessionId: string, backend: Web
       return;
     }
     if (message.type === 'input' && typeof message.data === 'string') attachment.input(message.data);
-    if (message.type === 'resize' && isSize(message.cols) && isSize(message.rows)) attachment.resize(message.cols, message.rows);
+    if (message.type === 'resize' && isSize(message.cols) && isSize(message.rows))
+      attachment.resize(message.cols, message.rows);
   });
   socket.on('close', () => attachment.detach());
 }

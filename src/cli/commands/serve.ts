@@ -77,7 +77,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   });
   const web = options.web
     ? await startWeb(
-        { host: options.host, port: options.port, ...(options.tlsCert ? { tlsCert: options.tlsCert } : {}), ...(options.tlsKey ? { tlsKey: options.tlsKey } : {}), insecure: Boolean(options.insecureBind) },
+        {
+          host: options.host,
+          port: options.port,
+          ...(options.tlsCert ? { tlsCert: options.tlsCert } : {}),
+          ...(options.tlsKey ? { tlsKey: options.tlsKey } : {}),
+          insecure: Boolean(options.insecureBind),
+        },
         { store, watchStore: relayStore, clock: systemClock, live, hooks, version: packageVersion(), log },
       ).catch(async (error: unknown) => {
         await daemon.stop();
@@ -160,7 +166,9 @@ async function reload(
 }
 
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
 }
 
 export type { Store };

@@ -124,7 +124,9 @@ export class ScreenModel {
   /** ANSI that redraws this screen (and its scrollback) in a fresh terminal: a browser viewer reconnecting. */
   serialize(): string {
     if (!this.serializer) {
-      const { SerializeAddon } = createRequire(import.meta.url)('@xterm/addon-serialize') as typeof XTermSerialize;
+      const { SerializeAddon } = createRequire(import.meta.url)(
+        '@xterm/addon-serialize',
+      ) as typeof XTermSerialize;
       this.serializer = new SerializeAddon();
       this.terminal.loadAddon(this.serializer as never);
     }
