@@ -48,14 +48,14 @@ export function button(
 
 /**
  * Keeps a list of keyed children in order, creating only the new ones and updating the others in place,
- * so that inputs a person is typing into survive a refresh.
+ * so that inputs a person is typing into survive a refresh. `update` may return a replacement element.
  */
 export function reconcile<T>(
   parent: HTMLElement,
   items: readonly T[],
   key: (item: T) => string,
   create: (item: T) => HTMLElement,
-  update: (element: HTMLElement, item: T) => void,
+  update: (element: HTMLElement, item: T) => HTMLElement | void,
 ): void {
   const existing = new Map<string, HTMLElement>();
   for (const child of Array.from(parent.children)) {
@@ -67,7 +67,13 @@ export function reconcile<T>(
     let element = existing.get(id);
     if (element) {
       existing.delete(id);
-      update(element, item);
+      const replacement = update(element, item);
+      if (replacement && replacement !== element) {
+        replacement.dataset.key = id;
+        if (cursor === element) cursor = replacement;
+        element.replaceWith(replacement);
+        element = replacement;
+      }
     } else {
       element = create(item);
       element.dataset.key = id;
