@@ -26,6 +26,8 @@ export const TICK_MS = 100;
 const WARMUP_MS = 1_500;
 /** After the first answers: start-up work done (a low-confidence prompt comes after 2 s of silence). */
 const SETTLE_MS = 3_000;
+/** One batch of the daemon's output: lines held up by a gc() before a window are delivered before it. */
+const BATCH_MS = 600;
 /** Before the first measurement: start-up work (compilation, loading, its garbage) done. */
 const QUIET_MS = 1_500;
 const BURST_LINES = 1_100;
@@ -45,7 +47,7 @@ export interface ChildReport {
   /** The agents' own memory while idle, summed (bytes; PSS shares bash's pages fairly). */
   agents: { rss: number; pss: number };
   /** Our process's CPU (user + system), ms per second of wall time. */
-  cpu: { zero: number; idle: number; chat: number };
+  cpu: { zero: Cpu; idle: Cpu; chat: Cpu };
   /** First message to every repository -> the last of their answers, ms. */
   startAllMs: number;
   /** Every tick line received while measuring: receipt - printed, ms; and the oldest line of each delivery. */
@@ -68,12 +70,29 @@ async function memory(): Promise<Memory> {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
 
-async function cpuPerSecond(ms: number): Promise<number> {
+/** CPU ms per second of wall time: every thread (process.cpuUsage), and the main thread alone. */
+export interface Cpu {
+  all: number;
+  main: number;
+}
+
+/** The main thread's CPU time (ns, from the scheduler: exact), or NaN where /proc has no schedstat. */
+function mainThreadNs(): number {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function cpuPerSecond(ms: number): Promise<Cpu> {
   const start = process.cpuUsage();
+  const main = mainThreadNs();
   const t0 = performance.now();
   await sleep(ms);
   const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000 / ((performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  return { all: (used.user + used.system) / 1000 / seconds, main: (mainThreadNs() - main) / 1e6 / seconds };
 }
 
 function agentMemory(pids: number[]): { rss: number; pss: number } {
@@ -152,18 +171,19 @@ async function daemonMode(
   try {
     await daemon.start();
     await sleep(QUIET_MS);
-    const zeroCpu = await cpuPerSecond(idleMs);
     const zero = await memory();
+    const zeroCpu = await cpuPerSecond(idleMs);
     const started = wallNow();
     for (const name of names) channel.type(name, 'hello');
     await everyone('every repository to answer hello', (n) => `${n} got: hello`);
     const startAllMs = wallNow() - started;
     await sleep(SETTLE_MS);
-    const idleCpu = await cpuPerSecond(idleMs);
     const idle = await memory();
     const agents = agentMemory(store.sessions.list().flatMap((s) => (s.pid ? [s.pid] : [])));
+    const idleCpu = await cpuPerSecond(idleMs);
     for (const name of names) channel.type(name, `CHAT ${TICK_MS}`);
     await sleep(WARMUP_MS);
+    await memory().then(() => sleep(BATCH_MS)); // no start-up garbage collected inside the window
     ticks.recording = true;
     const chatCpu = await cpuPerSecond(chatMs);
     ticks.recording = false;
@@ -219,17 +239,18 @@ async function fillScrollback(
 async function rawMode(idleMs: number, chatMs: number): Promise<ChildReport> {
   const ticks = new TickLog();
   await sleep(QUIET_MS);
-  const zeroCpu = await cpuPerSecond(idleMs);
   const zero = await memory();
+  const zeroCpu = await cpuPerSecond(idleMs);
   const pty = spawnPty('bash', [AGENT, 'raw'], { cols: 120, rows: 40, cwd: tmpdir(), env: process.env });
   pty.onData((data) => ticks.feed('raw', data, wallNow()));
   try {
     await sleep(300);
-    const idleCpu = await cpuPerSecond(idleMs);
     const idle = await memory();
     const agents = agentMemory([pty.pid]);
+    const idleCpu = await cpuPerSecond(idleMs);
     pty.write(`CHAT ${TICK_MS}\r`);
     await sleep(WARMUP_MS);
+    await memory().then(() => sleep(BATCH_MS)); // no start-up garbage collected inside the window
     ticks.recording = true;
     const chatCpu = await cpuPerSecond(chatMs);
     ticks.recording = false;

@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChildReport, Memory } from './daemon-sessions-child.js';
+import type { ChildReport, Cpu, Memory } from './daemon-sessions-child.js';
 import { fmt, latencyRows, percentile } from './support.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
 import { atMost, info, measurement, median } from './util.js';
@@ -77,7 +77,8 @@ async function run(ctx: BenchContext): Promise<Result> {
         const timing = [String(idleMs), String(chatMs), config.burst ? 'burst' : 'no-burst'];
         const report = await runChild([...config.args, ...timing]);
         reports[config.key].push(report);
-        for (const p of report.problems) result.problems.push(`${config.key} (${report.sessions}): ${p}`);
+        for (const problem of report.problems.map((p) => `${config.key} (${report.sessions}): ${p}`))
+          if (!result.problems.includes(problem)) result.problems.push(problem);
       } catch (error) {
         result.problems.push(`${config.key}: the child failed: ${(error as Error).message}`);
       }
@@ -87,11 +88,17 @@ async function run(ctx: BenchContext): Promise<Result> {
   // Everything but the delay samples (those are in the measurements).
   result.params.children = [...raw, ...one, ...many].map(({ delays: _d, oldest: _o, ...rest }) => rest);
   if (one.length === 0 || many.length === 0 || raw.length === 0) return result;
-  report(result, raw, one, many, size);
+  summarise(result, raw, one, many, size);
   return result;
 }
 
-function report(result: Result, raw: ChildReport[], one: ChildReport[], many: ChildReport[], size: number) {
+function summarise(
+  result: Result,
+  raw: ChildReport[],
+  one: ChildReport[],
+  many: ChildReport[],
+  size: number,
+) {
   const delays = (rs: ChildReport[]) => rs.flatMap((r) => r.delays);
   const oldest = (rs: ChildReport[]) => rs.flatMap((r) => r.oldest);
   result.measurements.push(
@@ -121,9 +128,11 @@ function report(result: Result, raw: ChildReport[], one: ChildReport[], many: Ch
     median(many.map((r) => r.memory.idle.heapUsed - r.memory.zero.heapUsed)) -
       median(one.map((r) => r.memory.idle.heapUsed - r.memory.zero.heapUsed)),
   );
-  const zeroCpu = (rs: ChildReport[]) => med(rs, (r) => r.cpu.zero);
-  const idleCpu = (rs: ChildReport[]) => med(rs, (r) => (r.cpu.idle - r.cpu.zero) / r.sessions);
-  const chatCpu = (rs: ChildReport[]) => med(rs, (r) => (r.cpu.chat - r.cpu.zero) / r.sessions);
+  const zeroCpu = (rs: ChildReport[], k: keyof Cpu = 'all') => med(rs, (r) => r.cpu.zero[k]);
+  const idleCpu = (rs: ChildReport[], k: keyof Cpu = 'all') =>
+    med(rs, (r) => (r.cpu.idle[k] - r.cpu.zero[k]) / r.sessions);
+  const chatCpu = (rs: ChildReport[], k: keyof Cpu = 'all') =>
+    med(rs, (r) => (r.cpu.chat[k] - r.cpu.zero[k]) / r.sessions);
   const p50 = (values: number[]) => percentile(values, 50);
   const rows: Ratio[] = [
     atMost(`heap used per idle session, ${size} sessions (MB)`, heap(many), HEAP_TARGET_MB),
@@ -137,13 +146,24 @@ function report(result: Result, raw: ChildReport[], one: ChildReport[], many: Ch
     info(`agent RSS per agent, ${size} agents (MB, not ours)`, agentRss(many)),
     info(`agent PSS per agent, ${size} agents (MB, not ours)`, agentPss(many)),
     info('CPU of the daemon with no session (ms/s)', zeroCpu(many)),
-    info(`CPU per idle session, ${size} sessions (ms/s)`, idleCpu(many)),
-    info('CPU per idle session, 1 session (ms/s)', idleCpu(one)),
+    info(`CPU per idle session, ${size} sessions, main thread (ms/s)`, idleCpu(many, 'main')),
+    info('  same, every thread (start-up JIT and GC still running)', idleCpu(many)),
+    info('CPU per idle session, 1 session, main thread (ms/s)', idleCpu(one, 'main')),
     info(`CPU per chatting session, ${size} sessions (ms/s)`, chatCpu(many)),
+    info('  same, main thread only', chatCpu(many, 'main')),
     info('CPU per chatting session, 1 session (ms/s)', chatCpu(one)),
+    info('  same, main thread only', chatCpu(one, 'main')),
     info(`CPU per chatting session: ${size} / 1`, chatCpu(many) / chatCpu(one)),
+    info(
+      `CPU of the whole daemon, ${size} sessions chatting (ms/s)`,
+      med(many, (r) => r.cpu.chat.all),
+    ),
     info('CPU of raw node-pty reading 1 chatting agent (ms/s)', chatCpu(raw)),
-    info(`CPU per chatting session, ${size} sessions / raw node-pty`, chatCpu(many) / chatCpu(raw)),
+    info('  same, main thread only', chatCpu(raw, 'main')),
+    info(
+      `CPU per chatting session, main thread: ${size} sessions / raw`,
+      chatCpu(many, 'main') / chatCpu(raw, 'main'),
+    ),
     ...latencyRows(`delay, ${size} sessions`, delays(many), DELAY_TARGET_MS),
     ...latencyRows('delay, 1 session', delays(one)),
     ...latencyRows('delay, raw node-pty', delays(raw)),
@@ -157,13 +177,14 @@ function report(result: Result, raw: ChildReport[], one: ChildReport[], many: Ch
     'each configuration runs in its own process (node --expose-gc, tsx), forked and interleaved; memory after gc',
     `memory per session = (every session idle − the same daemon before any session) / sessions; sessions idle = ` +
       `started by one message each, answered, then 3 s quiet`,
-    'CPU = process.cpuUsage() of that process per second of wall time (10 ms/s = 1% of a core), minus the ' +
-      'same process before any session (the bench process around it: tsx, IPC), per session',
+    'CPU = process.cpuUsage() (every thread: V8 compiler and GC helpers, libuv pool) per second of wall time ' +
+      '(10 ms/s = 1% of a core), minus the same process before any session, per session; main thread from ' +
+      "/proc/self/task/<pid>/schedstat (exact), which leaves out tsx's loader thread and V8's helpers",
     'delay = the channel receiving a line − the agent printing it ($EPOCHREALTIME in the line), every line of a ' +
       'message; the oldest line of a message waited for the whole 500 ms batch',
     `agents print a line every 100 ms; ${size} sessions sent ${sent.text ?? 0} texts, ${sent.file ?? 0} files, ` +
       `${sent.prompt ?? 0} prompts in one run (prompts: low-confidence ones raised by idle agents reading)`,
-    `load: the daemon's CPU per session is its own; the agents' (bash) CPU is not counted`,
+    "the agents' own CPU (bash) is not counted; RSS moves by whole MBs between phases (freed pages), read heap",
   );
   const logged = [...new Set([...one, ...many].flatMap((r) => r.log))];
   if (logged.length > 0) result.notes.push(`the daemon logged: ${logged.slice(0, 5).join(' | ')}`);

@@ -121,7 +121,7 @@ function report(
   result.notes.push(
     `${workload.name}: full session medians: ${med((s) => s.settles ?? 0)} settles, ` +
       `${med((s) => s.prompts ?? 0)} prompt event(s), ${med((s) => s.statusEvents ?? 0)} status events, ` +
-      `${formatBytes(med((s) => s.skippedBytes ?? 0))} skipped by the screen model (backlog cap 1 MiB)`,
+      `${formatBytes(med((s) => s.skippedBytes ?? 0))} skipped by the screen model`,
   );
 }
 

@@ -2,9 +2,10 @@
  * Tick lines of the daemon-sessions agent (bench/daemon-agent.sh), "<name> tick <n> at=<seconds>": how long
  * each took from being printed to being received, and whether any was lost or delivered twice.
  */
-const TICK = /(\S+) tick (\d+) at=(\d+\.\d+)/g;
+/** Not anchored: the echo of a message typed while the agent prints can share a line with a tick. */
+const TICK = /tick (\d+) at=(\d+\.\d+)/g;
 
-/** Tick lines per agent, by the time they were printed; delays while `recording`. */
+/** Tick lines per source (one agent each), by the time they were printed; delays while `recording`. */
 export class TickLog {
   recording = false;
   readonly delays: number[] = [];
@@ -18,11 +19,11 @@ export class TickLog {
     this.tails.set(source, all.slice(cut).slice(-200));
     let worst = -Infinity;
     for (const m of all.slice(0, cut).matchAll(TICK)) {
-      const list = this.seen.get(m[1]!) ?? [];
-      this.seen.set(m[1]!, list);
-      list.push(Number(m[2]));
+      const list = this.seen.get(source) ?? [];
+      this.seen.set(source, list);
+      list.push(Number(m[1]));
       if (!this.recording) continue;
-      const delay = at - Number(m[3]) * 1000;
+      const delay = at - Number(m[2]) * 1000;
       this.delays.push(delay);
       worst = Math.max(worst, delay);
     }

@@ -272,6 +272,7 @@ export class AgentSession {
     options: { keepPrompts?: boolean; reason?: string } = {},
   ): Promise<void> {
     this.watcher?.stop();
+    await this.coordinator.settled();
     if (options.keepPrompts) this.coordinator.detach();
     else this.coordinator.stop(options.reason ?? 'the session ended');
     await this.recorder?.close();

@@ -12,7 +12,7 @@ import { parseCommand, runChatCommand, targetSession, type CommandContext } from
 import { promptOutcome, promptView } from './prompt-view.js';
 
 /** How often the relay checks the store for changes made by other processes (a cheap counter read). */
-export const RELAY_TICK_MS = 50;
+export const RELAY_TICK_MS = 20;
 const HEARTBEAT_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
@@ -56,6 +56,8 @@ export class ChannelRelay {
   private lastVersion = -1;
   private lastHeartbeat = 0;
   private syncing: Promise<void> | null = null;
+  /** A change arrived during a sync: look again when it ends, or a prompt could wait for the next change. */
+  private syncAgain = false;
   private stopped = false;
   private readonly limiter: WindowLimiter;
   private readonly failedSends = new Map<string, number>();
@@ -159,7 +161,11 @@ export class ChannelRelay {
   }
 
   private sync(): Promise<void> {
-    if (this.syncing || this.stopped) return this.syncing ?? Promise.resolve();
+    if (this.syncing) {
+      this.syncAgain = true;
+      return this.syncing;
+    }
+    if (this.stopped) return Promise.resolve();
     this.syncing = (async () => {
       try {
         await this.sendOpenPrompts();
@@ -169,6 +175,10 @@ export class ChannelRelay {
         this.log(`sync failed: ${(error as Error).message}`);
       } finally {
         this.syncing = null;
+      }
+      if (this.syncAgain && !this.stopped) {
+        this.syncAgain = false;
+        await this.sync();
       }
     })();
     return this.syncing;

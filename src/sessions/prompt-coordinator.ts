@@ -49,6 +49,8 @@ export class PromptCoordinator {
   private active: Entry | null = null;
   private readonly queue: Entry[] = [];
   private applying = false;
+  /** Injections in flight, so the session can let them finish before it closes the store. */
+  private readonly injecting = new Set<Promise<void>>();
   private stopped = false;
   /** Screen permission prompts waiting for their hook twin: key -> pending raise. */
   private readonly awaitingHook = new Map<
@@ -228,11 +230,18 @@ export class PromptCoordinator {
     }
   }
 
-  private async inject(
-    entry: Entry,
-    record: PromptRecord,
-    source: 'operator' | 'timeout_default',
-  ): Promise<void> {
+  /** Resolves when no injection is in flight. */
+  async settled(): Promise<void> {
+    while (this.injecting.size > 0) await Promise.all([...this.injecting]);
+  }
+
+  private inject(entry: Entry, record: PromptRecord, source: 'operator' | 'timeout_default'): Promise<void> {
+    const work = this.injectNow(entry, record, source).finally(() => this.injecting.delete(work));
+    this.injecting.add(work);
+    return work;
+  }
+
+  private async injectNow(entry: Entry, record: PromptRecord, source: 'operator' | 'timeout_default'): Promise<void> {
     entry.ttl?.cancel();
     const { prompts, clock } = this.options;
     try {

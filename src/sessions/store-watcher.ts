@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 
 /** Changes made by other processes (answers, chat input) are noticed this often. */
-export const STORE_POLL_MS = 25;
+export const STORE_POLL_MS = 10;
 
 /**
  * Calls back whenever another connection committed to the store: SQLite's data_version is a cheap counter, so

@@ -231,7 +231,7 @@ export class SessionsWebBackend implements WebBackend {
       startedAt: new Date(record.startedAt).toISOString(),
       pendingPrompts,
       live: Boolean(live),
-      recording: record.recording,
+      recording: record.recording ? path.basename(record.recording, '.cast') : null,
     };
   }
 }

@@ -30,7 +30,7 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   try {
     response = await fetch(path, init);
   } catch {
-    throw new ApiError(0, 'cannot reach agent-bridge (is `agent-bridge serve` running?)');
+    throw new ApiError(0, 'no answer from the server (is `agent-bridge serve` running?)');
   }
   const text = await response.text();
   let data: unknown = null;
@@ -47,7 +47,8 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
 }
 
 function errorMessage(data: unknown): string | null {
-  if (data && typeof data === 'object' && 'error' in data && typeof data.error === 'string') return data.error;
+  if (data && typeof data === 'object' && 'error' in data && typeof data.error === 'string')
+    return data.error;
   if (typeof data === 'string' && data.trim() && data.length < 300) return data.trim();
   return null;
 }
@@ -69,7 +70,10 @@ export const api = {
     const response = await fetch(`/api/recordings/${seg(id)}`, { credentials: 'same-origin' });
     if (!response.ok) {
       if (response.status === 401) for (const listener of authListeners) listener();
-      throw new ApiError(response.status, response.status === 404 ? 'recording not found' : response.statusText);
+      throw new ApiError(
+        response.status,
+        response.status === 404 ? 'recording not found' : response.statusText,
+      );
     }
     return response.text();
   },

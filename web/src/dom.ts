@@ -59,7 +59,8 @@ export function reconcile<T>(
 ): void {
   const existing = new Map<string, HTMLElement>();
   for (const child of Array.from(parent.children)) {
-    if (child instanceof HTMLElement && child.dataset.key !== undefined) existing.set(child.dataset.key, child);
+    if (child instanceof HTMLElement && child.dataset.key !== undefined)
+      existing.set(child.dataset.key, child);
   }
   let cursor: Element | null = parent.firstElementChild;
   for (const item of items) {

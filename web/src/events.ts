@@ -5,6 +5,7 @@ import { ReconnectingSocket } from './socket.js';
 import { store } from './store.js';
 import { toast } from './toast.js';
 import type { EventFrame, Prompt } from './types.js';
+import { KIND_TITLES } from './views/common.js';
 
 /** /ws/events: refetch the lists it says changed, and announce each new prompt (toast and notification). */
 export function connectEvents(): ReconnectingSocket {
@@ -54,7 +55,8 @@ export function connectEvents(): ReconnectingSocket {
 
 function announce(prompt: Prompt): void {
   const where = [prompt.origin.agent, prompt.origin.label].filter(Boolean).join(' · ');
-  toast(`${where}: ${prompt.kind.replace('_', ' ')} — ${prompt.excerpt}`, {
+  const excerpt = prompt.excerpt.length > 120 ? `${prompt.excerpt.slice(0, 119)}…` : prompt.excerpt;
+  toast(`${where}: ${KIND_TITLES[prompt.kind] ?? prompt.kind} — ${excerpt}`, {
     kind: 'prompt',
     timeoutMs: 12_000,
     actions: [{ label: 'Answer', run: () => go({ name: 'inbox' }) }],

@@ -33,6 +33,11 @@ export function ago(iso: string | null): string {
   return new Date(then).toLocaleString();
 }
 
+/** A recording's id (its file name without .cast), also from a session's `recording`, which may be a path. */
+export function recordingId(recording: string): string {
+  return (recording.split('/').pop() ?? recording).replace(/\.cast$/, '');
+}
+
 export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

@@ -13,16 +13,13 @@ import type { TerminalFrame } from './types.js';
  */
 
 export type LinkStatus =
-  | { state: 'connecting' }
-  | { state: 'live' }
-  | { state: 'reconnecting'; inMs: number }
-  | { state: 'ended' };
+  { state: 'connecting' } | { state: 'live' } | { state: 'reconnecting'; inMs: number } | { state: 'ended' };
 
 export interface LiveTerminalHooks {
   onStatus(status: LinkStatus): void;
   onExit(info: { exitCode: number | null; signal: string | null }): void;
-  /** Asked when the socket drops: false when the session is gone for good. */
-  shouldReconnect(): Promise<boolean>;
+  /** Asked when the socket drops (with its close code): false when the session is gone for good. */
+  shouldReconnect(code: number): Promise<boolean>;
 }
 
 /** Input frames stay far below the server's 64 KB frame limit, even JSON-escaped. */
@@ -89,7 +86,7 @@ export class LiveTerminal {
         this.drawn = false;
         hooks.onStatus(retryInMs === null ? { state: 'ended' } : { state: 'reconnecting', inMs: retryInMs });
       },
-      shouldReconnect: async () => !this.exited && (await hooks.shouldReconnect()),
+      shouldReconnect: async (code) => !this.exited && (await hooks.shouldReconnect(code)),
     });
   }
 
@@ -100,7 +97,7 @@ export class LiveTerminal {
   /** Sends keys (or pasted text) to the program. */
   input(data: string): void {
     if (this.exited || !data) return;
-    for (let start = 0; start < data.length; ) {
+    for (let start = 0; start < data.length;) {
       let end = Math.min(data.length, start + MAX_INPUT_CHARS);
       const last = data.charCodeAt(end - 1);
       if (end < data.length && last >= 0xd800 && last <= 0xdbff) end--; // keep surrogate pairs whole
@@ -189,17 +186,22 @@ export class LiveTerminal {
       case 'hello':
         this.socket.markHealthy();
         this.remote = { cols: frame.cols, rows: frame.rows };
-        // Draw the screen at the size it was rendered at; fitting (and telling the server) comes after.
-        if (frame.cols > 0 && frame.rows > 0) this.term.resize(frame.cols, frame.rows);
         break;
-      case 'screen':
-        this.term.reset();
+      case 'screen': {
+        // Queued behind any output still being parsed from the previous connection: a fresh terminal at the
+        // size the screen was rendered at; fitting it (and telling the server) comes once it is drawn.
+        const { cols, rows } = this.remote;
+        this.term.write('', () => {
+          this.term.reset();
+          if (cols > 0 && rows > 0) this.term.resize(cols, rows);
+        });
         this.term.write(frame.data, () => {
           this.drawn = true;
           this.hooks.onStatus({ state: 'live' });
           this.fitNow();
         });
         break;
+      }
       case 'exit':
         this.exited = true;
         this.term.options.disableStdin = true;

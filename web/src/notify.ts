@@ -56,7 +56,8 @@ export async function notifyPrompt(prompt: Prompt): Promise<void> {
     data: { url: '/#/inbox' },
   };
   try {
-    const registration = 'serviceWorker' in navigator ? await navigator.serviceWorker.getRegistration() : undefined;
+    const registration =
+      'serviceWorker' in navigator ? await navigator.serviceWorker.getRegistration() : undefined;
     if (registration?.active) {
       await registration.showNotification(title, options);
       return;

@@ -9,7 +9,7 @@ export interface SocketHandlers {
   /** `retryInMs` is null when it will not reconnect. */
   onDown?(info: { code: number; retryInMs: number | null }): void;
   /** Asked before each reconnect; false stops for good (e.g. the session ended). */
-  shouldReconnect?(): boolean | Promise<boolean>;
+  shouldReconnect?(code: number): boolean | Promise<boolean>;
 }
 
 const MIN_DELAY_MS = 500;
@@ -93,7 +93,7 @@ export class ReconnectingSocket {
 
   private async scheduleReconnect(code: number): Promise<void> {
     if (this.closed) return;
-    const wanted = this.handlers.shouldReconnect ? await this.handlers.shouldReconnect() : true;
+    const wanted = this.handlers.shouldReconnect ? await this.handlers.shouldReconnect(code) : true;
     if (this.closed) return;
     if (!wanted) {
       this.handlers.onDown?.({ code, retryInMs: null });

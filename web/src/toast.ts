@@ -16,9 +16,19 @@ export interface ToastOptions {
 
 let region: HTMLElement | null = null;
 
+/** Creates the live region up front: screen readers announce changes to a region that already exists. */
+export function initToasts(): void {
+  container();
+}
+
 function container(): HTMLElement {
   if (!region) {
-    region = h('div', { class: 'toasts', 'aria-live': 'polite', 'aria-relevant': 'additions', role: 'status' });
+    region = h('div', {
+      class: 'toasts',
+      'aria-live': 'polite',
+      'aria-relevant': 'additions',
+      role: 'status',
+    });
     document.body.appendChild(region);
   }
   return region;

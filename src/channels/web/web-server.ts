@@ -49,6 +49,9 @@ async function authenticate(
   options: WebServerOptions,
 ): Promise<void> {
   const urlToken = (request.query as { token?: string } | undefined)?.token;
+  // The app's own files hold no data: they load without the token, so a page opened from a link elsewhere
+  // (where the SameSite=Strict cookie is not sent) can still say it needs the printed URL.
+  if (!urlToken && !isPrivate(request.url)) return;
   const result = guard.check({ headers: request.headers, ip: request.ip }, urlToken);
   if (result === 'ok') {
     if (urlToken) {
@@ -145,6 +148,10 @@ async function registerApp(server: FastifyInstance, staticDir: string): Promise<
   }
   const { default: fastifyStatic } = await import('@fastify/static');
   await server.register(fastifyStatic, { root: staticDir, index: 'index.html', serveDotFiles: false });
+}
+
+function isPrivate(url: string): boolean {
+  return url.startsWith('/api/') || url.startsWith('/ws/');
 }
 
 function isStringArray(value: unknown): value is string[] {

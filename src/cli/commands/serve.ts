@@ -108,6 +108,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   process.off('SIGHUP', onHangup);
   await web?.close();
   await daemon.stop();
+  // Sessions started from the web UI end with the daemon too (their prompts stay pending in the store).
+  await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
   process.off('unhandledRejection', onUnexpected);
   await hooks.close();
   relayStore.close();

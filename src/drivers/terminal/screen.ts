@@ -10,7 +10,7 @@ const { Terminal } = createRequire(import.meta.url)('@xterm/headless') as typeof
 /** Output is parsed once it pauses this long: a prompt is on screen only once output stops. */
 export const SCREEN_SETTLE_MS = 8;
 /** Bytes kept unparsed during a burst; older ones are skipped (full-screen apps redraw, so the model heals). */
-export const MAX_PENDING_BYTES = 1 << 20;
+export const MAX_PENDING_BYTES = 256 * 1024;
 export const DEFAULT_SCROLLBACK = 1000;
 
 export interface ScreenSnapshot {
@@ -73,6 +73,18 @@ export class ScreenModel {
 
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
+  }
+
+  private async parsePending(): Promise<void> {
+    if (this.parsing) await this.parsing;
+    if (this.pending.length === 0) return;
+    const data = Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.parsing = new Promise<void>((resolve) => this.terminal.write(data, resolve)).finally(() => {
+      this.parsing = null;
+    });
+    await this.parsing;
   }
 
   /** Parses everything queued so far. */
@@ -193,9 +205,10 @@ export class ScreenModel {
       this.timer = this.clock.after(SCREEN_SETTLE_MS - quietFor, () => this.onQuietCheck());
       return;
     }
-    void this.catchUp().then(() => {
-      if (this.pending.length === 0 && !this.timer)
-        for (const listener of this.settleListeners) listener(this);
+    // Parse what was pending at the pause, once: output that arrives meanwhile waits for the next pause, so a
+    // single pause in a stream never makes the model parse the rest of it (the relay must not wait for it).
+    void this.parsePending().then(() => {
+      if (this.pending.length === 0 && !this.timer) for (const listener of this.settleListeners) listener(this);
     });
   }
 }

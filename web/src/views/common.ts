@@ -1,5 +1,7 @@
 import { h } from '../dom.js';
-import type { SessionState } from '../types.js';
+import { api, ApiError } from '../api.js';
+import { store } from '../store.js';
+import type { PromptKind, Session, SessionState } from '../types.js';
 
 /** Pieces several views share. */
 
@@ -21,4 +23,41 @@ export function errorText(error: unknown): string {
 /** An empty-state or loading line. */
 export function note(text: string, testid?: string): HTMLElement {
   return h('p', { class: 'note', 'data-testid': testid }, [text]);
+}
+
+export const KIND_TITLES: Record<PromptKind, string> = {
+  permission: 'Permission',
+  question: 'Question',
+  plan: 'Plan approval',
+  yes_no: 'Yes or no',
+  confirm_enter: 'Press Enter',
+  multiple_choice: 'Choose',
+  free_text: 'Answer needed',
+  unknown: 'Possibly waiting for you',
+};
+
+/**
+ * Restart: a running session through the API. One that ended (which the server cannot restart, and may no
+ * longer list) starts again with the same agent in the same folder; its extra arguments are not known here.
+ */
+export async function restartSession(id: string, known: Session | undefined): Promise<Session> {
+  if (!known) return api.restart(id);
+  if (known.state === 'exited') return api.start(known.agent, known.cwd, []);
+  try {
+    return await api.restart(id);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    await store.refreshSessions();
+    const now = store.session(id);
+    if (now && now.state !== 'exited') {
+      throw new Error(
+        'this session was not started from this page: stop it where it runs, then start a new one',
+      );
+    }
+    return api.start(known.agent, known.cwd, []);
+  }
+}
+
+export function restartLabel(session: Session | undefined): string {
+  return session?.state === 'exited' ? 'Start again' : 'Restart';
 }

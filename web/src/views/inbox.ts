@@ -1,0 +1,46 @@
+import { button, h, reconcile, replace } from '../dom.js';
+import { notifyLabel, notifyState, toggleNotifications } from '../notify.js';
+import { store } from '../store.js';
+import { note } from './common.js';
+import { promptCard } from './prompt-card.js';
+
+/** #/inbox: every prompt waiting for a person, across sessions, soonest to expire first. */
+export function inboxView(root: HTMLElement): () => void {
+  const list = h('div', { class: 'list', 'data-testid': 'prompts' });
+  const empty = note('Loading…', 'inbox-empty');
+  const notify = button('', { class: 'btn btn-small', 'data-testid': 'notify-toggle' }, () => {
+    void toggleNotifications().then(renderNotify);
+  });
+  const renderNotify = (): void => {
+    const state = notifyState();
+    notify.textContent = notifyLabel(state);
+    notify.disabled = state === 'denied' || state === 'unsupported';
+    notify.setAttribute('aria-pressed', String(state === 'on'));
+  };
+
+  replace(root, [
+    h('section', { class: 'view', 'aria-labelledby': 'inbox-title' }, [
+      h('div', { class: 'view-head' }, [h('h2', { id: 'inbox-title' }, ['Waiting for you']), notify]),
+      list,
+      empty,
+    ]),
+  ]);
+
+  const render = (): void => {
+    empty.hidden = store.prompts.length > 0;
+    empty.textContent = store.loaded.prompts
+      ? 'Nothing is waiting for you.'
+      : (store.status.error ?? 'Loading…');
+    reconcile(
+      list,
+      store.prompts,
+      (p) => p.id,
+      promptCard,
+      () => {},
+    );
+  };
+  render();
+  renderNotify();
+  const offs = [store.on('prompts', render), store.on('status', render)];
+  return () => offs.forEach((off) => off());
+}

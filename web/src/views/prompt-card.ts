@@ -1,0 +1,195 @@
+import { api, ApiError } from '../api.js';
+import { append, button, h, type Child } from '../dom.js';
+import { timeLeft } from '../format.js';
+import { href } from '../router.js';
+import { store } from '../store.js';
+import { toast } from '../toast.js';
+import type { Prompt, PromptChoice } from '../types.js';
+import { KIND_TITLES } from './common.js';
+
+/** One waiting prompt: what is asked, where from, and a big button per possible answer. */
+
+export function promptCard(prompt: Prompt): HTMLElement {
+  const { id } = prompt;
+  const result = h('p', { class: 'prompt-result', role: 'status', 'data-testid': `result-${id}` });
+  const card = h('article', {
+    class: `card prompt-card kind-${prompt.kind}`,
+    'data-testid': `prompt-card-${id}`,
+    'aria-label': `${KIND_TITLES[prompt.kind] ?? prompt.kind}: ${prompt.excerpt}`,
+  });
+
+  const send = async (answer: string): Promise<void> => {
+    const controls = Array.from(
+      card.querySelectorAll<HTMLButtonElement | HTMLTextAreaElement>('button, textarea'),
+    );
+    controls.forEach((control) => (control.disabled = true));
+    result.className = 'prompt-result';
+    result.textContent = 'Sending…';
+    try {
+      const reply = await api.answer(id, answer);
+      result.classList.add('ok');
+      result.textContent = `Answered: ${reply.summary}`;
+      card.classList.add('answered');
+      toast(`Answered: ${reply.summary}`, { kind: 'ok' });
+    } catch (error) {
+      const message = refusal(error);
+      result.classList.add('error');
+      result.textContent = message;
+      toast(message, { kind: 'error' });
+      controls.forEach((control) => (control.disabled = false));
+    } finally {
+      void store.refreshPrompts();
+      void store.refreshSessions();
+    }
+  };
+
+  const origin = prompt.origin;
+  const detail = prompt.detail.trim() || prompt.excerpt;
+  append(card, [
+    h('div', { class: 'prompt-head' }, [
+      h('span', { class: 'kind' }, [KIND_TITLES[prompt.kind] ?? prompt.kind]),
+      prompt.confidence === 'low' || prompt.confidence === 'medium'
+        ? h('span', { class: 'tag', title: 'How sure agent-bridge is that the agent waits' }, [
+            `${prompt.confidence} confidence`,
+          ])
+        : null,
+      h('span', { class: 'time-left', 'data-expires-at': prompt.expiresAt }, [
+        timeLeft(prompt.expiresAt - Date.now()),
+      ]),
+    ]),
+    h('div', { class: 'origin' }, [
+      [origin.host, origin.agent, origin.label].filter(Boolean).join(' · '),
+      origin.cwd ? h('span', { class: 'mono small muted' }, [` ${origin.cwd}`]) : null,
+    ]),
+    detail !== prompt.excerpt.trim() ? h('p', { class: 'excerpt' }, [prompt.excerpt]) : null,
+    h('pre', { class: 'detail', tabindex: 0, 'aria-label': 'Full text', 'data-testid': `detail-${id}` }, [
+      detail,
+    ]),
+    h('div', { class: 'answers' }, answerControls(prompt, send)),
+    result,
+  ]);
+  return card;
+}
+
+function answerControls(prompt: Prompt, send: (answer: string) => Promise<void>): Child[] {
+  const { id } = prompt;
+  const big = (label: Child[], testid: string, answer: string, extra = ''): HTMLButtonElement =>
+    button(label, { class: `btn btn-big ${extra}`, 'data-testid': testid }, () => void send(answer));
+  const controls: Child[] = [];
+
+  if (prompt.kind === 'unknown') {
+    controls.push(
+      h('p', { class: 'muted small' }, ['It may be waiting for input, or just quiet.']),
+      h('div', { class: 'answer-row' }, [
+        big(['⏎ Send Enter'], `enter-${id}`, 'enter', 'btn-primary'),
+        big(['✕ Cancel'], `cancel-${id}`, 'cancel'),
+      ]),
+    );
+  } else if (prompt.choices.length > 0) {
+    controls.push(
+      h(
+        'div',
+        { class: 'choices' },
+        prompt.choices.map((choice) => choiceButton(prompt, choice, send)),
+      ),
+    );
+  } else if (prompt.kind === 'confirm_enter') {
+    controls.push(big(['⏎ Enter'], `enter-${id}`, 'enter', 'btn-primary'));
+  } else if (prompt.kind !== 'free_text' && prompt.kind !== 'question') {
+    // yes_no, and a permission or plan that came without the agent's own options.
+    controls.push(
+      h('div', { class: 'answer-row' }, [
+        big(['✓ Yes'], `yes-${id}`, 'yes', 'btn-primary'),
+        big(['✕ No'], `no-${id}`, 'no'),
+      ]),
+    );
+  }
+  if (
+    prompt.allowForSessionChoice !== null &&
+    !prompt.choices.some((c) => c.number === prompt.allowForSessionChoice)
+  ) {
+    controls.push(big(['Allow for this session'], `session-${id}`, 'session', 'choice-session'));
+  }
+  if (prompt.kind === 'free_text' || prompt.kind === 'question') controls.push(textAnswer(id, send));
+  if (prompt.safeDefault) {
+    controls.push(
+      button(
+        `Use default (${prompt.safeDefault})`,
+        { class: 'btn', 'data-testid': `default-${id}` },
+        () => void send('default'),
+      ),
+    );
+  }
+  const session = store.session(prompt.sessionId);
+  if (!session || session.live) {
+    controls.push(
+      h('a', { class: 'btn btn-quiet', href: href({ name: 'session', id: prompt.sessionId }) }, [
+        'Open terminal',
+      ]),
+    );
+  }
+  return controls;
+}
+
+function choiceButton(
+  prompt: Prompt,
+  choice: PromptChoice,
+  send: (answer: string) => Promise<void>,
+): HTMLElement {
+  const forSession = prompt.allowForSessionChoice === choice.number;
+  return button(
+    [
+      h('span', { class: 'choice-number', 'aria-hidden': 'true' }, [String(choice.number)]),
+      h('span', { class: 'choice-text' }, [
+        h('span', { class: 'choice-label' }, [choice.label]),
+        choice.description ? h('span', { class: 'choice-description' }, [choice.description]) : null,
+        forSession ? h('span', { class: 'tag tag-ok' }, ['allow for this session']) : null,
+      ]),
+    ],
+    {
+      class: `btn btn-big choice${forSession ? ' choice-session' : ''}`,
+      'data-testid': `choice-${prompt.id}-${choice.number}`,
+      'aria-label': `${choice.number}. ${choice.label}${choice.description ? ` (${choice.description})` : ''}`,
+    },
+    () => void send(String(choice.number)),
+  );
+}
+
+function textAnswer(id: string, send: (answer: string) => Promise<void>): HTMLElement {
+  const fieldId = `answer-${id}`;
+  const field = h('textarea', {
+    id: fieldId,
+    rows: 2,
+    class: 'answer-text',
+    placeholder: 'Type your answer',
+    'data-testid': `answer-text-${id}`,
+  });
+  const submit = (): void => {
+    if (field.value.trim()) void send(field.value);
+    else field.focus();
+  };
+  // Enter sends, Shift+Enter makes a new line.
+  field.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  return h('div', { class: 'text-answer' }, [
+    h('label', { for: fieldId }, ['Your answer']),
+    h('div', { class: 'answer-row' }, [
+      field,
+      button('Send', { class: 'btn btn-primary', 'data-testid': `send-${id}` }, submit),
+    ]),
+  ]);
+}
+
+function refusal(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 404) return 'This prompt is gone (answered or expired).';
+    if (error.status === 409) return `Not applied: ${error.message}`;
+    if (error.status === 400) return `Does not fit: ${error.message}`;
+    return error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
