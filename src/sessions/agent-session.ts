@@ -14,7 +14,7 @@ import { AsciicastWriter } from '../store/asciicast-writer.js';
 import { recordingsDir } from '../store/paths.js';
 import type { Store } from '../store/store.js';
 import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
-import { StoreWatcher } from './store-watcher.js';
+import { SharedStoreChanges } from './store-watcher.js';
 
 export interface AgentSessionOptions {
   spec: AgentSpec;
@@ -59,7 +59,7 @@ export class AgentSession {
   recorder: AsciicastWriter | null = null;
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
   private cleanup: Array<() => void> = [];
-  private watcher: StoreWatcher | null = null;
+  private unwatch: (() => void) | null = null;
   private idle = false;
 
   private constructor(private readonly options: AgentSessionOptions) {}
@@ -140,12 +140,7 @@ export class AgentSession {
     const recording = this.options.record ? this.startRecording() : null;
     this.register(recording);
     this.terminal.on((event) => this.onTerminalEvent(event));
-    this.watcher = new StoreWatcher(
-      () => store.dataVersion(),
-      clock,
-      () => this.onStoreChange(),
-    );
-    this.watcher.start();
+    this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
   }
 
   private register(recording: string | null): void {
@@ -271,7 +266,8 @@ export class AgentSession {
     status: 'completed' | 'crashed' | 'terminated',
     options: { keepPrompts?: boolean; reason?: string } = {},
   ): Promise<void> {
-    this.watcher?.stop();
+    this.unwatch?.();
+    this.unwatch = null;
     await this.coordinator.settled();
     if (options.keepPrompts) this.coordinator.detach();
     else this.coordinator.stop(options.reason ?? 'the session ended');

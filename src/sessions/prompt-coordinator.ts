@@ -241,7 +241,11 @@ export class PromptCoordinator {
     return work;
   }
 
-  private async injectNow(entry: Entry, record: PromptRecord, source: 'operator' | 'timeout_default'): Promise<void> {
+  private async injectNow(
+    entry: Entry,
+    record: PromptRecord,
+    source: 'operator' | 'timeout_default',
+  ): Promise<void> {
     entry.ttl?.cancel();
     const { prompts, clock } = this.options;
     try {

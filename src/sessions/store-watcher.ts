@@ -40,3 +40,46 @@ export class StoreWatcher {
     this.timer = null;
   }
 }
+
+/**
+ * One watcher per store connection, shared by every session of the process: idle cost stays flat however many
+ * sessions run (each used to poll on its own).
+ */
+export class SharedStoreChanges {
+  private static readonly byStore = new WeakMap<object, SharedStoreChanges>();
+  private readonly listeners = new Set<() => void>();
+  private watcher: StoreWatcher | null = null;
+
+  private constructor(
+    private readonly store: { dataVersion(): number },
+    private readonly clock: Clock,
+  ) {}
+
+  static for(store: { dataVersion(): number }, clock: Clock): SharedStoreChanges {
+    let shared = SharedStoreChanges.byStore.get(store);
+    if (!shared) {
+      shared = new SharedStoreChanges(store, clock);
+      SharedStoreChanges.byStore.set(store, shared);
+    }
+    return shared;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (!this.watcher) {
+      this.watcher = new StoreWatcher(
+        () => this.store.dataVersion(),
+        this.clock,
+        () => this.listeners.forEach((l) => l()),
+      );
+      this.watcher.start();
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        this.watcher?.stop();
+        this.watcher = null;
+      }
+    };
+  }
+}

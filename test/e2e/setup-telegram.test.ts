@@ -108,8 +108,8 @@ describe('channels that are not set up', () => {
     );
   });
 
-  it('serve with nothing configured says so', async () => {
-    const result = await cli(['serve'], env);
+  it('serve without the web UI, channels or a terminal says there is nothing to serve', async () => {
+    const result = await cli(['serve', '--no-web'], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/nothing to serve: no channels configured .*serve --terminal/);
   });

@@ -19,7 +19,16 @@ let url: string;
 beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => browser?.close());
@@ -28,7 +37,11 @@ beforeEach(async () => {
   anthropic = await startFakeAnthropic();
   project = mkdtempSync(path.join(tmpdir(), 'ab-web-proj-'));
   home = await prepareClaudeHome({ baseUrl: anthropic.url, cwd: project });
-  const env = { ...home.env, AGENT_BRIDGE_HOME: path.join(home.home, '.agent-bridge'), AGENT_BRIDGE_CLAUDE_PATH: claudeBinary() };
+  const env = {
+    ...home.env,
+    AGENT_BRIDGE_HOME: path.join(home.home, '.agent-bridge'),
+    AGENT_BRIDGE_CLAUDE_PATH: claudeBinary(),
+  };
   serve = new ServeProcess([], { cwd: project, env });
   url = await serve.url();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -77,7 +90,9 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => card.innerText()).toContain('Deploy now? (y/n)');
     await expect.poll(() => page.getByTestId('inbox-badge').innerText()).toBe('1');
     await card.locator('[data-testid^="yes-"]').click();
-    await expect.poll(() => page.locator('[data-testid^="prompt-card-"]').count(), { timeout: 15_000 }).toBe(0);
+    await expect
+      .poll(() => page.locator('[data-testid^="prompt-card-"]').count(), { timeout: 15_000 })
+      .toBe(0);
     await page.goBack();
     await expect.poll(terminalText, { timeout: 15_000 }).toContain('got [y]');
   });
@@ -88,7 +103,9 @@ describe('the web UI in Chromium', () => {
     await page.getByTestId('tool-card-shell').waitFor();
     const width = await page.evaluate(() => document.scrollingElement!.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
-    const buttons = await page.locator('button:visible').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().height));
+    const buttons = await page
+      .locator('button:visible')
+      .evaluateAll((els) => els.map((el) => el.getBoundingClientRect().height));
     expect(Math.min(...buttons)).toBeGreaterThanOrEqual(40);
     // Kept for a person to look at: AGENT_BRIDGE_SCREENSHOTS=<dir> writes it there.
     const shots = process.env.AGENT_BRIDGE_SCREENSHOTS ?? project;

@@ -8,14 +8,21 @@ export class ServeProcess {
   stderr = '';
 
   constructor(args: string[], options: { cwd: string; env: Record<string, string> }) {
-    this.child = spawn(process.execPath, [CLI, 'serve', '--no-terminal', '--port', '0', ...args], { cwd: options.cwd, env: options.env });
+    this.child = spawn(process.execPath, [CLI, 'serve', '--no-terminal', '--port', '0', ...args], {
+      cwd: options.cwd,
+      env: options.env,
+    });
     this.child.stderr.on('data', (d) => (this.stderr += String(d)));
     this.child.stdout.resume();
   }
 
   /** The URL serve printed, token included. */
   url(): Promise<string> {
-    return waitFor('the web URL', () => /open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(this.stderr)?.[1], { timeoutMs: 20_000 });
+    return waitFor(
+      'the web URL',
+      () => /open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(this.stderr)?.[1],
+      { timeoutMs: 20_000 },
+    );
   }
 
   async stop(): Promise<number | null> {

@@ -31,6 +31,20 @@ describe('clean output from the rendered screen', () => {
     expect(text.at(-1)).toBe('line 20');
   });
 
+  it('keeps going after the scrollback is full (the buffer trims its oldest lines)', async () => {
+    const { extractor, write } = await setup();
+    const taken: string[] = [];
+    for (let i = 1; i <= 3000; i++) {
+      await write(`line ${i}\r\n`);
+      if (i % 7 === 0) taken.push(...extractor.take().split('\n').filter(Boolean));
+    }
+    taken.push(...extractor.take().split('\n').filter(Boolean));
+    expect(taken).toHaveLength(3000);
+    expect(taken[0]).toBe('line 1');
+    expect(taken.at(-1)).toBe('line 3000');
+    expect(new Set(taken).size).toBe(3000);
+  });
+
   it('leaves out the echo of what was typed for someone', async () => {
     const { extractor, write } = await setup();
     extractor.typedLine('echo hi');

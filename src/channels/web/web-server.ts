@@ -72,14 +72,12 @@ async function authenticate(
     reason: result,
   });
   const status = result === 'throttled' ? 429 : 401;
-  await reply
-    .code(status)
-    .send({
-      error:
-        result === 'throttled'
-          ? 'too many bad tokens: wait a minute'
-          : 'open the URL agent-bridge printed (it carries the token)',
-    });
+  await reply.code(status).send({
+    error:
+      result === 'throttled'
+        ? 'too many bad tokens: wait a minute'
+        : 'open the URL agent-bridge printed (it carries the token)',
+  });
 }
 
 function registerApi(server: FastifyInstance, backend: WebBackend): void {

@@ -7,8 +7,6 @@ import type { ScreenModel } from './screen.js';
  * they speak through their hooks or protocol instead.
  */
 export class OutputExtractor {
-  /** Absolute buffer line up to which text was already taken. */
-  private takenUpTo = -1;
   private readonly typed: string[] = [];
 
   constructor(private readonly screen: ScreenModel) {}
@@ -21,10 +19,7 @@ export class OutputExtractor {
 
   /** The finished lines since the last call, joined; '' when there are none. */
   take(): string {
-    const region = this.screen.finishedLines(this.takenUpTo + 1);
-    if (!region) return '';
-    this.takenUpTo = region.lastLine;
-    const lines = region.lines.filter((line) => !this.isEcho(line));
+    const lines = this.screen.takeFinishedLines().filter((line) => !this.isEcho(line));
     while (lines.length > 0 && !lines[0]!.trim()) lines.shift();
     while (lines.length > 0 && !lines.at(-1)!.trim()) lines.pop();
     return lines.join('\n');

@@ -42,6 +42,8 @@ export class ScreenModel {
   private parsing: Promise<void> | null = null;
   private title = '';
   private serializer: { serialize(options?: { scrollback?: number }): string } | null = null;
+  /** The last line takeFinishedLines() gave. */
+  private taken: { line: number; isDisposed: boolean; dispose(): void } | null = null;
   private readonly settleListeners: Array<(screen: ScreenModel) => void> = [];
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
@@ -146,24 +148,28 @@ export class ScreenModel {
   }
 
   /**
-   * Lines from absolute buffer line `from` up to the line above the cursor: what the program has finished
-   * writing. Null on the alternate screen (a full-screen program) or when there is nothing new.
+   * The lines the program finished (the cursor moved past them) since the last call: what it wrote, for chat.
+   * Anchored on an xterm marker, which follows its line as the scrollback trims (line numbers stop growing
+   * once the buffer is full). Empty on the alternate screen (a full-screen program).
    */
-  finishedLines(from: number): { lines: string[]; lastLine: number } | null {
+  takeFinishedLines(): string[] {
     const buffer = this.terminal.buffer.active;
-    if (buffer.type === 'alternate') return null;
+    if (buffer.type === 'alternate') return [];
     const end = buffer.baseY + buffer.cursorY - 1;
-    const start = Math.max(from, 0, buffer.baseY + buffer.cursorY - this.terminal.rows - DEFAULT_SCROLLBACK);
-    if (end < start) return null;
-    // A long line the terminal wrapped is one line of output: join its rows again.
+    // A marker that was trimmed off the top means everything still in the buffer is new.
+    const start = this.taken && !this.taken.isDisposed ? this.taken.line + 1 : 0;
+    if (end < start) return [];
     const lines: string[] = [];
     for (let i = start; i <= end; i++) {
       const line = buffer.getLine(i);
       const text = line?.translateToString(true) ?? '';
+      // A long line the terminal wrapped is one line of output: join its rows again.
       if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
       else lines.push(text);
     }
-    return { lines, lastLine: end };
+    this.taken?.dispose();
+    this.taken = this.terminal.registerMarker(-1) ?? null;
+    return lines;
   }
 
   /**
@@ -208,7 +214,8 @@ export class ScreenModel {
     // Parse what was pending at the pause, once: output that arrives meanwhile waits for the next pause, so a
     // single pause in a stream never makes the model parse the rest of it (the relay must not wait for it).
     void this.parsePending().then(() => {
-      if (this.pending.length === 0 && !this.timer) for (const listener of this.settleListeners) listener(this);
+      if (this.pending.length === 0 && !this.timer)
+        for (const listener of this.settleListeners) listener(this);
     });
   }
 }
