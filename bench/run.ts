@@ -16,6 +16,7 @@ import { problemBlock, renderResult } from './report.js';
 import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
 import { telegramLatency } from './telegram-latency.js';
+import { webTerminal } from './web-terminal.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 
 /** Every benchmark, in the order they run. */
@@ -27,6 +28,7 @@ const registry: Benchmark[] = [
   promptLatency,
   telegramLatency,
   daemonSessions,
+  webTerminal,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]

@@ -52,6 +52,13 @@ describe('clean output from the rendered screen', () => {
     expect(extractor.take()).toBe('hi');
   });
 
+  it('keeps an answer that ends with the typed words (it is not their echo)', async () => {
+    const { extractor, write } = await setup();
+    extractor.typedLine('m3');
+    await write('m3\r\nagent got: m3\r\n');
+    expect(extractor.take()).toBe('agent got: m3');
+  });
+
   it('gives nothing from a full-screen program', async () => {
     const { extractor, write } = await setup();
     await write('\x1b[?1049hmenu\r\nmore\r\n');

@@ -6,6 +6,9 @@ import type { ScreenModel } from './screen.js';
  * of what was typed on someone's behalf is left out. Full-screen programs (alternate screen) give nothing:
  * they speak through their hooks or protocol instead.
  */
+/** What may stand before echoed input on its line: nothing, or a prompt ending in $ > # % ❯ ›. */
+const ECHO_PREFIX = /^(?:.*[$>#%❯›])?\s*$/;
+
 export class OutputExtractor {
   private readonly typed: string[] = [];
 
@@ -25,10 +28,16 @@ export class OutputExtractor {
     return lines.join('\n');
   }
 
+  /**
+   * The terminal's echo of typed text: the text alone, or after a shell-like prompt (`$ `, `> `, `# `...).
+   * An answer that merely ends with the same words ("web got: m3") is output, not echo.
+   */
   private isEcho(line: string): boolean {
     const trimmed = line.trim();
     if (!trimmed) return false;
-    const at = this.typed.findIndex((typed) => typed && trimmed.endsWith(typed));
+    const at = this.typed.findIndex(
+      (typed) => typed && trimmed.endsWith(typed) && ECHO_PREFIX.test(trimmed.slice(0, -typed.length)),
+    );
     if (at < 0) return false;
     this.typed.splice(at, 1);
     return true;

@@ -1,0 +1,212 @@
+/**
+ * The server side of web-terminal, in the bench process: agent-bridge's web server and sessions backend from
+ * dist/ (as `serve` wires them, on 127.0.0.1 with a token), a viewer attached in-process (no WebSocket), and
+ * the raw node-pty baselines running the same workloads.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { spawn as spawnPty, type IPty } from 'node-pty';
+import type * as WebServerModule from '../src/channels/web/web-server.js';
+import type * as ClockModule from '../src/core/clock.js';
+import type * as LiveModule from '../src/sessions/live-sessions.js';
+import type * as BackendModule from '../src/sessions/web-backend.js';
+import type * as StoreModule from '../src/store/store.js';
+import { importDist, sleep, waitUntil, withTimeout } from './support.js';
+
+/** The size web sessions get (SessionsWebBackend.start); the raw baselines use the same. */
+export const COLS = 120;
+export const ROWS = 40;
+/** Printed once the terminal is set up: the workload then waits for a key, so viewers attach first. */
+export const MARKER = '#';
+const WAIT_MS = 30_000;
+
+/** `bytes` of "a" after a line from the keyboard (echo off, so the key adds nothing): exactly `bytes` arrive. */
+export function streamScript(bytes: number): string {
+  return `stty -echo; printf '${MARKER}'; IFS= read -r x; head -c ${bytes} /dev/zero | tr '\\0' a`;
+}
+
+/** Raw mode, no echo: cat sends every key straight back, byte for byte. */
+export const ECHO_SCRIPT = `stty raw -echo; printf '${MARKER}'; exec cat`;
+
+/** Times one key to its echo: `feed` every output chunk, `sample(char)` per key. */
+export class Echoer {
+  private waiting: { char: string; resolve: (ms: number) => void; at: number } | null = null;
+
+  constructor(private readonly write: (data: string) => void) {}
+
+  feed(chunk: Uint8Array): void {
+    const now = performance.now();
+    const waiting = this.waiting;
+    if (waiting && Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).includes(waiting.char)) {
+      this.waiting = null;
+      waiting.resolve(now - waiting.at);
+    }
+  }
+
+  sample(char: string): Promise<number> {
+    const done = new Promise<number>((resolve) => {
+      this.waiting = { char, resolve, at: performance.now() };
+    });
+    this.write(char);
+    return withTimeout(done, WAIT_MS, `the echo of ${JSON.stringify(char)}`);
+  }
+}
+
+export interface StreamRun {
+  /** First output byte to last, ms. */
+  ms: number;
+  /** Bytes received after the key (per viewer; one entry for raw and in-process). */
+  bytes: number[];
+  problem?: string;
+}
+
+/** The baseline: node-pty in this process (Buffers), the same workload; timed from first byte to last. */
+export function rawStream(script: string, cwd: string): Promise<StreamRun> {
+  return new Promise((resolve) => {
+    const pty = spawnPty('sh', ['-c', script], ptyOptions(cwd));
+    let armed = false;
+    let bytes = 0;
+    let first = 0;
+    let last = 0;
+    pty.onData((data) => {
+      const chunk = data as unknown as Buffer;
+      if (!armed) {
+        armed = chunk.includes(MARKER);
+        if (armed) pty.write('\r');
+        return;
+      }
+      last = performance.now();
+      if (bytes === 0) first = last;
+      bytes += chunk.length;
+    });
+    const hung = setTimeout(() => pty.kill('SIGKILL'), 10 * 60_000);
+    pty.onExit(({ exitCode, signal }) => {
+      clearTimeout(hung);
+      const run: StreamRun = { ms: last - first, bytes: [bytes] };
+      if (exitCode !== 0) run.problem = `raw node-pty: exit code ${exitCode}, signal ${signal ?? 0}`;
+      resolve(run);
+    });
+  });
+}
+
+/** node-pty in this process running ECHO_SCRIPT: the latency baseline. */
+export async function rawEcho(cwd: string): Promise<{ echoer: Echoer; close(): void }> {
+  const pty: IPty = spawnPty('sh', ['-c', ECHO_SCRIPT], ptyOptions(cwd));
+  const echoer = new Echoer((data) => pty.write(data));
+  let armed = false;
+  pty.onData((data) => {
+    armed ||= (data as unknown as Buffer).includes(MARKER);
+    echoer.feed(data as unknown as Buffer);
+  });
+  await waitUntil(() => (armed ? true : undefined), WAIT_MS, 'the raw echo shell');
+  return { echoer, close: () => pty.kill('SIGKILL') };
+}
+
+function ptyOptions(cwd: string) {
+  return { name: 'xterm-256color', cols: COLS, rows: ROWS, cwd, env: process.env, encoding: null };
+}
+
+export interface InProcessViewer {
+  input(data: string): void;
+  /** Resolves when the session's exit reached the viewer. */
+  exited: Promise<void>;
+  detach(): void;
+}
+
+export interface WebHost {
+  url: string;
+  token: string;
+  /** POST /api/sessions with agent `custom`: `sh -c script`; resolves once MARKER is on its screen. */
+  startSession(script: string): Promise<string>;
+  /** A viewer straight on the backend (what the WebSocket handler calls), without the socket. */
+  attach(id: string, output: (data: Uint8Array) => void): Promise<InProcessViewer>;
+  /** Resolves once the session has left the live sessions (its process ended). */
+  ended(id: string): Promise<void>;
+  stop(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the web server (dist/) on 127.0.0.1, port 0, with a token; its data folder is `dir`. */
+export async function startHost(root: string, dir: string): Promise<WebHost> {
+  const previousHome = process.env.AGENT_BRIDGE_HOME;
+  const home = path.join(dir, 'data');
+  process.env.AGENT_BRIDGE_HOME = home;
+  mkdirSync(home, { recursive: true });
+  const { startWebServer } = await importDist<typeof WebServerModule>(root, 'channels/web/web-server.js');
+  const { systemClock } = await importDist<typeof ClockModule>(root, 'core/clock.js');
+  const { LiveSessions } = await importDist<typeof LiveModule>(root, 'sessions/live-sessions.js');
+  const { SessionsWebBackend } = await importDist<typeof BackendModule>(root, 'sessions/web-backend.js');
+  const { openStore } = await importDist<typeof StoreModule>(root, 'store/store.js');
+  const store = openStore({ dir: home });
+  const watchStore = openStore({ dir: home });
+  const live = new LiveSessions();
+  const backend = new SessionsWebBackend({
+    store,
+    watchStore,
+    clock: systemClock,
+    live,
+    version: '0',
+    cwd: dir,
+  });
+  const token = `bench-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+  const server = await startWebServer({
+    backend,
+    token,
+    host: '127.0.0.1',
+    port: 0,
+    clock: systemClock,
+    staticDir: path.join(dir, 'no-app'),
+  });
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const session = (id: string) => {
+    const found = live.get(id);
+    if (!found) throw new Error(`session ${id} is not live`);
+    return found;
+  };
+  const ended = (id: string) =>
+    waitUntil(() => (live.get(id) ? undefined : true), WAIT_MS, `session ${id} to end`, 5).then(
+      () => undefined,
+    );
+  return {
+    url: server.url,
+    token,
+    async startSession(script) {
+      const response = await fetch(`${server.url}/api/sessions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ agent: 'custom', cwd: dir, args: ['sh', '-c', script] }),
+      });
+      const body = (await response.json()) as { id?: string; error?: string };
+      if (response.status !== 201 || !body.id)
+        throw new Error(`POST /api/sessions: ${response.status} ${body.error ?? ''}`);
+      const id = body.id;
+      const terminal = session(id).terminal;
+      for (const deadline = performance.now() + WAIT_MS; ; await sleep(5)) {
+        if ((await terminal.snapshot()).text.includes(MARKER)) return id;
+        if (performance.now() > deadline) throw new Error(`session ${id} never printed its marker`);
+      }
+    },
+    async attach(id, output) {
+      let exit: () => void = () => undefined;
+      const exited = new Promise<void>((resolve) => (exit = resolve));
+      const attachment = await backend.attach(id, { output, exit: () => exit() });
+      if (!attachment) throw new Error(`cannot attach to session ${id}`);
+      return { input: (data) => attachment.input(data), exited, detach: () => attachment.detach() };
+    },
+    ended,
+    async stop(id) {
+      await fetch(`${server.url}/api/sessions/${id}/stop`, { method: 'POST', headers, body: '{}' });
+      await ended(id);
+    },
+    async close() {
+      await Promise.all(live.all().map((s) => s.terminal.stop()));
+      await sleep(200); // each session's finish() (recording, store rows) runs after its exit
+      await server.close();
+      backend.close();
+      store.close();
+      watchStore.close();
+      if (previousHome === undefined) delete process.env.AGENT_BRIDGE_HOME;
+      else process.env.AGENT_BRIDGE_HOME = previousHome;
+    },
+  };
+}
