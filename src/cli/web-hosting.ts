@@ -75,6 +75,14 @@ export async function startWeb(
     clock: context.clock,
     staticDir: STATIC_DIR,
     ...(tls ? { tls } : {}),
+  }).catch((error: NodeJS.ErrnoException) => {
+    backend.close();
+    if (error.code === 'EADDRINUSE') {
+      throw new UsageError(
+        `port ${options.port} on ${options.host} is in use (another agent-bridge serve?): choose one with --port, or --no-web`,
+      );
+    }
+    throw error;
   });
   return {
     url: `${server.url}/?token=${token}`,

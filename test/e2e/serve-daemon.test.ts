@@ -55,7 +55,7 @@ afterEach(async () => {
 describe('agent-bridge serve with the real Claude Code', () => {
   it('answers a chat message in the chat as clean text, reloads on SIGHUP, stops on SIGTERM', async () => {
     writeConfig(false);
-    serve = new CliUnderPty(['serve', '--config', configFile], { cwd: project, env });
+    serve = new CliUnderPty(['serve', '--config', configFile, '--no-web'], { cwd: project, env });
     await serve.waitForText('agent-bridge serve: proj on telegram');
     telegram.userSendsText({ userId: OWNER, text: 'hello there' });
     const answer = await telegram.waitForMessage(

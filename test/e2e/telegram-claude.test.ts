@@ -141,13 +141,13 @@ describe('Telegram approvals with the real Claude Code', () => {
   });
 
   it('a restart of the Telegram host between prompt and tap still ends in exactly one answer', async () => {
-    const serve = start(['serve']);
+    const serve = start(['serve', '--no-web']);
     await waitFor('serve hosting telegram', () => telegram.isPolling(), { timeoutMs: 15_000 });
     const claude = await claudeWithTelegram();
     await claude.type('please run TOOL:tg-restart.txt');
     const message = await promptMessage('tg-restart.txt');
     await serve.stop();
-    const again = start(['serve']);
+    const again = start(['serve', '--no-web']);
     await waitFor('serve back', () => telegram.isPolling(), { timeoutMs: 30_000 });
     telegram.userPressesButton({
       userId: OWNER,

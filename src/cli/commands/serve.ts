@@ -71,7 +71,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     log,
   });
   const hosted = await daemon.start().catch(async (error: unknown) => {
+    await daemon.stop();
     await hooks.close();
+    relayStore.close();
     store.close();
     throw new CliFailure((error as Error).message);
   });
@@ -87,6 +89,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
         { store, watchStore: relayStore, clock: systemClock, live, hooks, version: packageVersion(), log },
       ).catch(async (error: unknown) => {
         await daemon.stop();
+        await hooks.close();
+        relayStore.close();
+        store.close();
         throw error;
       })
     : null;
