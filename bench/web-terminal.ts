@@ -4,7 +4,7 @@
  * running the same workload (the baseline), interleaved in the same run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fmt, withTimeout } from './support.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
@@ -212,6 +212,13 @@ async function throughput(ctx: BenchContext, list: Variant[], size: number, resu
       list.map((v) => `${v.name} ${round2(medianOf(v, (r) => r.peakRssMb))}`).join(', '),
     'bytes per binary frame (first viewer, median): ' +
       sockets.map((v) => `${v.name} ${Math.round(size / medianOf(v, (r) => r.frames!))}`).join(', '),
+  );
+  const most = byCount(100);
+  const cpuS = (pick: (r: Run) => number) => (medianOf(most, pick) / 1000).toFixed(2);
+  result.notes.push(
+    `100 viewers: bench process ${cpuS((r) => r.serverCpuMs)} s and viewer process ${cpuS((r) => r.viewerCpuMs!)} s ` +
+      `of CPU in ${cpuS((r) => r.ms)} s, on ${availableParallelism()} cores shared with the writer: ` +
+      'the viewers compete with the server for the machine',
   );
 }
 

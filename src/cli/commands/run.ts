@@ -9,7 +9,7 @@ import {
 } from '../../agents/registry.js';
 import { UnsupportedLaunchOption, type AgentSpec, type LaunchOptions } from '../../agents/types.js';
 import type { ExitInfo } from '../../core/events.js';
-import { systemClock } from '../../core/clock.js';
+import { systemClock, type TimerHandle } from '../../core/clock.js';
 import type { PromptKind } from '../../core/events.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
@@ -40,6 +40,9 @@ export interface RunOptions {
   rows: number;
 }
 
+/** How often a session checks that the channels it asked for are still hosted by someone. */
+const HOST_CHECK_MS = 5_000;
+
 /** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
 const LOCAL_CHANNELS = ['terminal', 'cli'];
 /** Kept in step with channel-hosting's REMOTE_CHANNELS; named here so `run` loads no channel code it does not need. */
@@ -69,21 +72,10 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = remote.length > 0 ? openStore() : null;
-  const relays: ChannelRelay[] = [];
   let agent: AgentSession | null = null;
-  if (config && channelStore && remote.length > 0) {
-    const { hostChannels } = await import('../channel-hosting.js');
-    const onAnswer = () => agent?.poke();
-    relays.push(
-      ...(await hostChannels(remote, {
-        config,
-        store: channelStore,
-        clock: systemClock,
-        log: () => undefined,
-        onAnswer,
-      })),
-    );
-  }
+  const hosting =
+    config && channelStore ? await hostRemoteChannels(remote, config, channelStore, () => agent) : null;
+  const relays = hosting?.relays ?? [];
   try {
     const session = await AgentSession.start({
       spec,
@@ -110,7 +102,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
     agent = session;
     return await relay(host, session);
   } finally {
-    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+    await hosting?.stop();
     channelStore?.close();
     await hooks?.close();
     store.close();
@@ -149,6 +141,50 @@ function configuredTtls(config: Config | null): Partial<Record<PromptKind, numbe
     if (value !== undefined) ttls[kind as PromptKind] = durationMs(value);
   }
   return ttls;
+}
+
+/**
+ * Hosts the channels the session asked for unless another agent-bridge does; checks again every few seconds,
+ * so when that process ends, this one takes the channel over and prompts still reach it.
+ */
+async function hostRemoteChannels(
+  remote: string[],
+  config: Config,
+  store: Store,
+  agent: () => AgentSession | null,
+) {
+  const { hostChannels } = await import('../channel-hosting.js');
+  const relays: ChannelRelay[] = [];
+  const options = {
+    config,
+    store,
+    clock: systemClock,
+    log: () => undefined,
+    onAnswer: () => agent()?.poke(),
+  };
+  const host = async () => {
+    const missing = remote.filter((name) => !relays.some((relay) => relay.name === name));
+    if (missing.length > 0) relays.push(...(await hostChannels(missing, options)));
+  };
+  await host();
+  let timer: TimerHandle | null = null;
+  const watch = () => {
+    timer = systemClock.after(
+      HOST_CHECK_MS,
+      () =>
+        void host()
+          .catch(() => undefined)
+          .finally(watch),
+    );
+  };
+  watch();
+  return {
+    relays,
+    stop: async () => {
+      timer?.cancel();
+      await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+    },
+  };
 }
 
 function startHookReceiver(store: Store): Promise<HookReceiver> {

@@ -70,31 +70,35 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     isAlive: isProcessAlive,
     log,
   });
-  const hosted = await daemon.start().catch(async (error: unknown) => {
+  let web: Awaited<ReturnType<typeof startWeb>> | null = null;
+  // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
+  // pending in the store), channels and the web UI closed, the store last.
+  const closeAll = async () => {
+    await web?.close();
     await daemon.stop();
+    await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
     await hooks.close();
     relayStore.close();
     store.close();
+  };
+  const hosted = await daemon.start().catch(async (error: unknown) => {
+    await closeAll();
     throw new CliFailure((error as Error).message);
   });
-  const web = options.web
-    ? await startWeb(
-        {
-          host: options.host,
-          port: options.port,
-          ...(options.tlsCert ? { tlsCert: options.tlsCert } : {}),
-          ...(options.tlsKey ? { tlsKey: options.tlsKey } : {}),
-          insecure: Boolean(options.insecureBind),
-        },
-        { store, watchStore: relayStore, clock: systemClock, live, hooks, version: packageVersion(), log },
-      ).catch(async (error: unknown) => {
-        await daemon.stop();
-        await hooks.close();
-        relayStore.close();
-        store.close();
-        throw error;
-      })
-    : null;
+  if (options.web) {
+    web = await startWeb(webOptions(options), {
+      store,
+      watchStore: relayStore,
+      clock: systemClock,
+      live,
+      hooks,
+      version: packageVersion(),
+      log,
+    }).catch(async (error: unknown) => {
+      await closeAll();
+      throw error;
+    });
+  }
   const on = [...hosted, ...(web ? ['web'] : [])];
   process.stderr.write(
     `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${on.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
@@ -111,15 +115,19 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   process.off('SIGHUP', onHangup);
-  await web?.close();
-  await daemon.stop();
-  // Sessions started from the web UI end with the daemon too (their prompts stay pending in the store).
-  await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
+  await closeAll();
   process.off('unhandledRejection', onUnexpected);
-  await hooks.close();
-  relayStore.close();
-  store.close();
   return 0;
+}
+
+function webOptions(options: ServeOptions) {
+  return {
+    host: options.host,
+    port: options.port,
+    ...(options.tlsCert ? { tlsCert: options.tlsCert } : {}),
+    ...(options.tlsKey ? { tlsKey: options.tlsKey } : {}),
+    insecure: Boolean(options.insecureBind),
+  };
 }
 
 function buildChannels(config: Config, withTerminal: boolean, log: (line: string) => void): DaemonChannel[] {
