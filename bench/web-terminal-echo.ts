@@ -57,6 +57,14 @@ export class ViewerProcess {
   }
 }
 
+interface Reader {
+  name: string;
+  /** Types `char` and resolves with the ms until its echo arrived. */
+  sample(char: string): Promise<number>;
+  ms: number[];
+}
+
+/** Keystroke → echo, interleaved and rotated: raw node-pty, an in-process viewer, a WebSocket viewer. */
 export async function latency(
   ctx: BenchContext,
   host: WebHost,
@@ -77,13 +85,13 @@ export async function latency(
     { cmd: 'attach', url: host.url, token: host.token, sessionId: socketId, viewers: 1 },
     'attached',
   );
-  const readers = [
-    { name: 'raw node-pty', sample: (c: string) => raw.echoer.sample(c), ms: [] as number[] },
-    { name: 'in-process viewer', sample: (c: string) => inProcessEcho.sample(c), ms: [] as number[] },
+  const readers: [Reader, Reader, Reader] = [
+    { name: 'raw node-pty', sample: (c) => raw.echoer.sample(c), ms: [] },
+    { name: 'in-process viewer', sample: (c) => inProcessEcho.sample(c), ms: [] },
     {
       name: 'WebSocket viewer',
-      sample: async (c: string) => (await viewers.request({ cmd: 'echo', char: c }, 'echoed')).ms,
-      ms: [] as number[],
+      sample: async (c) => (await viewers.request({ cmd: 'echo', char: c }, 'echoed')).ms,
+      ms: [],
     },
   ];
   try {
@@ -102,13 +110,9 @@ export async function latency(
     await host.stop(inProcessId);
     await host.stop(socketId);
   }
-  const [rawR, inProcessR, socketR] = readers as [
-    (typeof readers)[0],
-    (typeof readers)[0],
-    (typeof readers)[0],
-  ];
+  const [rawR, inProcessR, socketR] = readers;
   for (const reader of readers) result.measurements.push(measurement(`echo: ${reader.name}`, reader.ms));
-  const p = (r: typeof rawR, n: number) => percentile(r.ms, n);
+  const p = (r: Reader, n: number) => percentile(r.ms, n);
   result.ratios.push(
     info('WebSocket echo p50 (ms)', p(socketR, 50)),
     info('WebSocket echo p90 (ms)', p(socketR, 90)),

@@ -23,6 +23,7 @@ import { answerPrompt } from './answer-prompt.js';
 import type { LiveSessions } from './live-sessions.js';
 import { promptView } from './prompt-view.js';
 import { StoreWatcher } from './store-watcher.js';
+import { ViewerHub } from './viewer-hub.js';
 
 export interface WebBackendOptions {
   store: Store;
@@ -42,6 +43,7 @@ export class SessionsWebBackend implements WebBackend {
   private readonly started = new Map<string, { agent: string; cwd: string; args: string[] }>();
   private knownPrompts = new Set<string>();
   private readonly watcher: StoreWatcher;
+  private readonly hubs = new Map<string, ViewerHub>();
 
   constructor(private readonly options: WebBackendOptions) {
     this.watcher = new StoreWatcher(
@@ -179,20 +181,25 @@ export class SessionsWebBackend implements WebBackend {
     const session = this.options.live.get(sessionId);
     if (!session) return null;
     const terminal = session.terminal;
-    await terminal.screen.catchUp();
+    const redraw = async () => {
+      await terminal.screen.catchUp();
+      return terminal.screen.serialize();
+    };
+    const screen = await redraw();
+    let hub = this.hubs.get(sessionId);
+    if (!hub) {
+      hub = new ViewerHub(terminal, () => this.hubs.delete(sessionId));
+      this.hubs.set(sessionId, hub);
+    }
     const { cols, rows } = terminal.pty.size;
-    const screen = terminal.screen.serialize();
-    const stopOutput = terminal.on((event) => {
-      if (event.type === 'output') viewer.output(event.data);
-      if (event.type === 'exit') viewer.exit(event.exit);
-    });
     return {
       cols,
       rows,
       screen,
+      redraw,
       input: (data) => terminal.userInput(data),
       resize: (c, r) => session.resize(c, r),
-      detach: stopOutput,
+      detach: hub.add(viewer),
     };
   }
 

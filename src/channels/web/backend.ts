@@ -47,6 +47,8 @@ export interface TerminalAttachment {
   rows: number;
   /** ANSI that redraws the current screen in a fresh terminal. */
   screen: string;
+  /** The same, later: for a viewer that fell behind and skipped output. */
+  redraw(): Promise<string>;
   input(data: string): void;
   resize(cols: number, rows: number): void;
   detach(): void;

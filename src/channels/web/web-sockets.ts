@@ -38,9 +38,27 @@ function checkOrigin(backend: WebBackend) {
   };
 }
 
+/** A viewer this far behind (a background tab, a slow link) is skipped, then redrawn once it caught up. */
+export const LAG_LIMIT_BYTES = 4 * 1024 * 1024;
+const CAUGHT_UP_BYTES = 256 * 1024;
+
 async function attachTerminal(socket: WebSocket, sessionId: string, backend: WebBackend): Promise<void> {
+  let lagging = false;
+  let redrawing = false;
   const attachment = await backend.attach(sessionId, {
-    output: (data) => socket.readyState === socket.OPEN && socket.send(data, { binary: true }),
+    output: (data) => {
+      if (socket.readyState !== socket.OPEN) return;
+      if (!lagging && socket.bufferedAmount > LAG_LIMIT_BYTES) lagging = true;
+      if (!lagging) return void socket.send(data, { binary: true });
+      if (redrawing || socket.bufferedAmount > CAUGHT_UP_BYTES) return;
+      // Caught up: the screen now is what it would have seen; skip the backlog.
+      redrawing = true;
+      void attachment?.redraw().then((screen) => {
+        socket.send(JSON.stringify({ type: 'screen', data: screen }));
+        lagging = false;
+        redrawing = false;
+      });
+    },
     exit: (info) =>
       socket.readyState === socket.OPEN && socket.send(JSON.stringify({ type: 'exit', ...info })),
   });

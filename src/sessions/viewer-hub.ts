@@ -1,0 +1,79 @@
+import type { TerminalViewer } from '../channels/web/backend.js';
+import type { ExitInfo } from '../core/events.js';
+import type { TerminalSession } from '../drivers/terminal/terminal-session.js';
+
+/** Output gathered for viewers at most this long, or this much, before it goes out as one frame. */
+export const VIEWER_BATCH_MS = 2;
+export const VIEWER_BATCH_BYTES = 64 * 1024;
+
+/**
+ * Sends one terminal's output to all its browser viewers: one subscription per terminal, and output read
+ * close together sent as one frame (one ~4 KB frame per read per viewer cost most of the server's time).
+ * A keystroke's echo after a quiet spell goes out at once.
+ */
+export class ViewerHub {
+  private readonly viewers = new Set<TerminalViewer>();
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private lastSent = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    terminal: TerminalSession,
+    private readonly onEmpty: () => void,
+  ) {
+    this.unsubscribe = terminal.on((event) => {
+      if (event.type === 'output')
+        this.output(Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength));
+      if (event.type === 'exit') this.exit(event.exit);
+    });
+  }
+
+  add(viewer: TerminalViewer): () => void {
+    this.flush();
+    this.viewers.add(viewer);
+    return () => {
+      this.viewers.delete(viewer);
+      if (this.viewers.size === 0) this.close();
+    };
+  }
+
+  private output(chunk: Buffer): void {
+    const now = performance.now();
+    if (this.pendingBytes === 0 && now - this.lastSent >= VIEWER_BATCH_MS) {
+      this.send(chunk, now);
+      return;
+    }
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= VIEWER_BATCH_BYTES) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), VIEWER_BATCH_MS);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pendingBytes === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.send(data, performance.now());
+  }
+
+  private send(data: Buffer, now: number): void {
+    this.lastSent = now;
+    for (const viewer of this.viewers) viewer.output(data);
+  }
+
+  private exit(info: ExitInfo): void {
+    this.flush();
+    for (const viewer of this.viewers) viewer.exit({ exitCode: info.exitCode, signal: info.signal });
+  }
+
+  private close(): void {
+    this.flush();
+    this.unsubscribe();
+    this.onEmpty();
+  }
+}
