@@ -19,6 +19,8 @@ export type Reply =
       type: 'streamed';
       /** Bytes of binary frames, per viewer. */
       bytes: number[];
+      /** Viewers that fell behind: the server skipped their backlog and redrew their screen. */
+      redrawn: boolean[];
       /** First byte at any viewer to last byte at the last viewer, ms. */
       ms: number;
       /** This process's CPU (user + system) over the stream, ms. */
@@ -34,6 +36,9 @@ export type Reply =
 
 class Viewer {
   bytes = 0;
+  /** Screen frames after the first: the server skipped output this viewer fell behind on, then redrew it. */
+  redraws = 0;
+  private readied = false;
   frames = 0;
   first = 0;
   last = 0;
@@ -64,7 +69,11 @@ class Viewer {
           return;
         }
         const message = JSON.parse(String(data)) as { type: string };
-        if (message.type === 'screen') resolve();
+        if (message.type === 'screen') {
+          if (this.readied) this.redraws++;
+          this.readied = true;
+          resolve();
+        }
         if (message.type === 'exit') {
           this.exited = true;
           this.onExit?.();
@@ -75,6 +84,7 @@ class Viewer {
 
   reset(): void {
     this.bytes = 0;
+    this.redraws = 0;
     this.frames = 0;
     this.first = 0;
     this.last = 0;
@@ -114,6 +124,7 @@ async function stream(timeoutMs: number): Promise<Reply> {
   return {
     type: 'streamed',
     bytes: viewers.map((v) => v.bytes),
+    redrawn: viewers.map((v) => v.redraws > 0),
     ms: received.length > 0 ? last - first : Number.NaN,
     cpuMs: (used.user + used.system) / 1000,
     exited: viewers.filter((v) => v.exited).length,
