@@ -1,4 +1,4 @@
-import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
+import type { PromptOutcome, PromptView } from './view-types.js';
 
 /**
  * The channel contract: what every chat platform (Telegram, Discord, Slack, the web, the terminal) does for
@@ -49,30 +49,7 @@ export type InboundEvent =
       download(maxBytes: number): Promise<Buffer>;
     };
 
-/** Everything a person needs to decide a prompt, and where it comes from. */
-export interface PromptView {
-  promptId: string;
-  sessionId: string;
-  nonce: string;
-  kind: PromptKind;
-  confidence: Confidence;
-  excerpt: string;
-  detail: string;
-  choices: PromptChoice[];
-  allowForSessionChoice: number | null;
-  /** What applies on expiry, for people ("No", "Enter"); null when nothing is typed. */
-  safeDefault: string | null;
-  expiresAt: number;
-  origin: { host: string; agent: string; label: string; cwd: string };
-}
-
-export interface PromptOutcome {
-  status: 'resolved' | 'expired' | 'canceled' | 'failed';
-  /** Who answered: `telegram:123`, `terminal:local`, `auto:timeout`. */
-  decidedBy: string | null;
-  answer: string | null;
-  note: string | null;
-}
+export type { PromptOutcome, PromptView } from './view-types.js';
 
 export interface Channel {
   readonly name: string;

@@ -1,78 +1,22 @@
-/** The shapes the agent-bridge web API answers with (see src/channels/web/API.md). */
+/**
+ * The shapes the agent-bridge web API answers with (see src/channels/web/API.md): the server's own types,
+ * imported as types only (nothing of the server reaches the bundle), so the two cannot drift apart.
+ */
+import type { PromptView } from '../../src/channels/view-types.js';
+import type { ToolCard, WebRecording, WebSession } from '../../src/channels/web/backend.js';
 
-export interface ToolCard {
-  id: string;
-  name: string;
-  description: string;
-  found: boolean;
-  path: string | null;
-  installHint: string;
-  canSkipPermissions: boolean;
-  canResume: boolean;
-}
+export type { ToolCard };
+export type { PromptChoice, PromptKind } from '../../src/core/events.js';
+export type Session = WebSession;
+export type SessionState = WebSession['state'];
+export type Prompt = PromptView & { id: string };
+export type Recording = WebRecording;
 
 export interface AppConfig {
   host: string;
   version: string;
   cwd: string;
   agents: ToolCard[];
-}
-
-export type SessionState = 'busy' | 'waiting' | 'idle' | 'exited';
-
-export interface Session {
-  id: string;
-  agent: string;
-  label: string;
-  cwd: string;
-  host: string;
-  state: SessionState;
-  startedAt: string;
-  pendingPrompts: number;
-  /** A live terminal can be attached. */
-  live: boolean;
-  recording: string | null;
-}
-
-export interface PromptChoice {
-  number: number;
-  label: string;
-  description?: string;
-}
-
-export type PromptKind =
-  | 'permission'
-  | 'question'
-  | 'plan'
-  | 'yes_no'
-  | 'confirm_enter'
-  | 'multiple_choice'
-  | 'free_text'
-  | 'unknown';
-
-export interface Prompt {
-  id: string;
-  sessionId: string;
-  kind: PromptKind;
-  confidence: 'exact' | 'high' | 'medium' | 'low';
-  excerpt: string;
-  detail: string;
-  choices: PromptChoice[];
-  allowForSessionChoice: number | null;
-  /** What applies on expiry, for people ("3. No", "enter"); null when nothing is typed. */
-  safeDefault: string | null;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-  origin: { host: string; agent: string; label: string; cwd: string };
-}
-
-export interface Recording {
-  id: string;
-  startedAt: string | null;
-  durationSeconds: number;
-  bytes: number;
-  command: string | null;
-  title: string | null;
 }
 
 export type EventFrame = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: Prompt };

@@ -1,4 +1,4 @@
-import type { PromptView } from '../contract.js';
+import type { PromptView } from '../view-types.js';
 
 /** What the web channel needs from the rest of agent-bridge; the sessions layer implements it. */
 

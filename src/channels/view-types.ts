@@ -1,0 +1,28 @@
+import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
+
+/** What channels show of a prompt: plain data, shared with the browser app (no Node types here). */
+
+/** Everything a person needs to decide a prompt, and where it comes from. */
+export interface PromptView {
+  promptId: string;
+  sessionId: string;
+  nonce: string;
+  kind: PromptKind;
+  confidence: Confidence;
+  excerpt: string;
+  detail: string;
+  choices: PromptChoice[];
+  allowForSessionChoice: number | null;
+  /** What applies on expiry, for people ("No", "Enter"); null when nothing is typed. */
+  safeDefault: string | null;
+  expiresAt: number;
+  origin: { host: string; agent: string; label: string; cwd: string };
+}
+
+export interface PromptOutcome {
+  status: 'resolved' | 'expired' | 'canceled' | 'failed';
+  /** Who answered: `telegram:123`, `terminal:local`, `auto:timeout`. */
+  decidedBy: string | null;
+  answer: string | null;
+  note: string | null;
+}
