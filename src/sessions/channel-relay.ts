@@ -112,6 +112,8 @@ export class ChannelRelay {
     await this.syncing; // never close the store under a sync in flight
     await this.options.channel.stop();
     if (this.exclusive) this.options.store.channels.releaseHost(this.options.channel.name);
+    // A terminal inbox keeps books of its own (`terminal:<pid>`): nobody reads them after it closes.
+    else if (this.options.bookkeeping) this.options.store.channels.forget(this.options.bookkeeping);
   }
 
   /** Something changed in this process (a prompt, an answer): sync now rather than at the next tick. */

@@ -198,6 +198,14 @@ export class ChannelStore {
       .immediate();
   }
 
+  /** Forgets everything kept under a relay's own books (a terminal inbox that is closing). */
+  forget(books: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM prompt_messages WHERE channel = ?').run(books);
+      this.db.prepare('DELETE FROM channel_state WHERE channel = ?').run(books);
+    })();
+  }
+
   releaseHost(channel: string): void {
     this.db
       .prepare('DELETE FROM channel_hosts WHERE channel = ? AND owner_pid = ? AND host = ?')

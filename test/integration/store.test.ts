@@ -162,3 +162,28 @@ describe('a corrupt or foreign database file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('channel books', () => {
+  it('forgets what a closing terminal inbox kept under its own name, and nothing else', () => {
+    store = tempStore();
+    store.sessions.create({ id: 's', agent: 'shell', cwd: '/tmp', pid: 1, recording: null });
+    const record = store.prompts.create('s', yesNoPrompt(), 60_000, 'screen');
+    store.channels.recordPromptMessage({
+      promptId: record.id,
+      channel: 'terminal:123',
+      chatId: 'local',
+      messageId: '1',
+    });
+    store.channels.recordPromptMessage({
+      promptId: record.id,
+      channel: 'telegram',
+      chatId: '42',
+      messageId: '7',
+    });
+    store.channels.setState('terminal:123', 'message_cursor', '5');
+    store.channels.forget('terminal:123');
+    expect(store.channels.promptMessages(record.id, 'terminal:123')).toEqual([]);
+    expect(store.channels.getState('terminal:123', 'message_cursor')).toBeNull();
+    expect(store.channels.promptMessages(record.id, 'telegram')).toHaveLength(1);
+  });
+});
