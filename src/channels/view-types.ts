@@ -26,3 +26,15 @@ export interface PromptOutcome {
   answer: string | null;
   note: string | null;
 }
+
+/** How each kind of prompt is titled for people, in every channel (chat messages, the web inbox). */
+export const KIND_TITLES: Record<PromptKind, string> = {
+  permission: 'Permission',
+  question: 'Question',
+  plan: 'Plan approval',
+  yes_no: 'Yes or no',
+  confirm_enter: 'Press Enter',
+  multiple_choice: 'Choose',
+  free_text: 'Answer needed',
+  unknown: 'Possibly waiting for you',
+};

@@ -36,7 +36,18 @@ export interface AgentSessionOptions {
   approveFrom?: string[];
   /** A name for people: the repository name; default the folder's name. */
   label?: string;
+  /** Who started it, for the audit trail (e.g. `web:127.0.0.1`); absent for a session started at its own terminal. */
+  startedBy?: string;
 }
+
+/** Sessions that run in the background (the daemon, the web UI): nobody's terminal gives them a size. */
+export const BACKGROUND_SESSION = {
+  env: process.env,
+  cols: 120,
+  rows: 40,
+  autoTrust: true,
+  record: true,
+} as const;
 
 /** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
 const HOOK_GRACE_MS = 1500;
@@ -160,6 +171,7 @@ export class AgentSession {
       agent: spec.id,
       cwd: this.options.cwd,
       pid: this.terminal.pid,
+      ...(this.options.startedBy ? { started_by: this.options.startedBy } : {}),
     });
     if (approveFrom.length > 0) {
       const where = `${record.label} on ${record.host}`;

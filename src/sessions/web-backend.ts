@@ -18,7 +18,7 @@ import { recordingsDir } from '../store/paths.js';
 import { listRecordings } from '../store/recordings.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import { AgentSession } from './agent-session.js';
+import { AgentSession, BACKGROUND_SESSION } from './agent-session.js';
 import { answerPrompt } from './answer-prompt.js';
 import type { LiveSessions } from './live-sessions.js';
 import { promptView } from './prompt-view.js';
@@ -106,16 +106,12 @@ export class SessionsWebBackend implements WebBackend {
       command: launch.command,
       args: launch.args,
       cwd,
-      env: process.env,
-      cols: 120,
-      rows: 40,
-      autoTrust: true,
-      record: true,
+      ...BACKGROUND_SESSION,
       store,
       clock,
+      startedBy: who,
       ...(hooks ? { hooks } : {}),
     });
-    store.audit.record('SESSION_START', { session_id: session.id, started_by: who });
     this.started.set(session.id, { agent: spec.id, cwd, args: request.args ?? [] });
     void session.exited.then((exit) =>
       session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed').catch(() => undefined),

@@ -1,5 +1,6 @@
 import { encodeButton, type ButtonValue } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
+import { KIND_TITLES } from '../view-types.js';
 
 /** How a prompt reads on Telegram (HTML parse mode), and its inline keyboard. */
 
@@ -7,17 +8,6 @@ export interface InlineButton {
   text: string;
   callback_data: string;
 }
-
-const KIND_TITLES: Record<PromptView['kind'], string> = {
-  permission: 'Permission',
-  question: 'Question',
-  plan: 'Plan approval',
-  yes_no: 'Yes or no',
-  confirm_enter: 'Press Enter',
-  multiple_choice: 'Choose',
-  free_text: 'Answer needed',
-  unknown: 'Possibly waiting for you',
-};
 
 const MAX_DETAIL = 3000;
 

@@ -4,7 +4,7 @@ import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import type { Store } from '../../store/store.js';
-import { AgentSession } from '../agent-session.js';
+import { AgentSession, BACKGROUND_SESSION } from '../agent-session.js';
 import type { LiveSessions } from '../live-sessions.js';
 
 export interface RepoDefinition {
@@ -127,11 +127,7 @@ export class RepoSession {
       command: launch.command,
       args: launch.args,
       cwd: repo.dir,
-      env: process.env,
-      cols: 120,
-      rows: 40,
-      autoTrust: true,
-      record: true,
+      ...BACKGROUND_SESSION,
       store,
       clock,
       approveFrom: repo.channels,

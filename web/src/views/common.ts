@@ -1,7 +1,7 @@
 import { h } from '../dom.js';
 import { api, ApiError } from '../api.js';
 import { store } from '../store.js';
-import type { PromptKind, Session, SessionState } from '../types.js';
+import type { Session, SessionState } from '../types.js';
 
 /** Pieces several views share. */
 
@@ -25,16 +25,7 @@ export function note(text: string, testid?: string): HTMLElement {
   return h('p', { class: 'note', 'data-testid': testid }, [text]);
 }
 
-export const KIND_TITLES: Record<PromptKind, string> = {
-  permission: 'Permission',
-  question: 'Question',
-  plan: 'Plan approval',
-  yes_no: 'Yes or no',
-  confirm_enter: 'Press Enter',
-  multiple_choice: 'Choose',
-  free_text: 'Answer needed',
-  unknown: 'Possibly waiting for you',
-};
+export { KIND_TITLES } from '../../../src/channels/view-types.js';
 
 /**
  * Restart: a running session through the API. One that ended (which the server cannot restart, and may no
