@@ -30,6 +30,10 @@ export interface LaunchOptions {
   resume?: string | true;
   /** Arguments the user passed after `--`. */
   extraArgs?: string[];
+  /** A model of the agent's own naming (`--model`). */
+  model?: string;
+  /** A permission mode other than bypass (Claude Code's `acceptEdits`, `plan`, `default`). */
+  permissionMode?: string;
 }
 
 export interface AgentSpec {
@@ -42,6 +46,10 @@ export interface AgentSpec {
   search: CommandSearch;
   /** The flag that skips permission prompts, if the agent has one. */
   skipPermissionsFlag?: string;
+  /** The flag that chooses a model, if the agent has one. */
+  modelFlag?: string;
+  /** Arguments for a permission mode (other than skipping them all), if the agent has modes. */
+  permissionModeArgs?: (mode: string) => string[];
   /** Arguments that resume a conversation, if the agent can. */
   resumeArgs?: (resume: string | true) => string[];
   /** The resume arguments are a subcommand (`codex resume --last`), so they go first. */
@@ -66,6 +74,14 @@ export function buildLaunchArgs(spec: AgentSpec, options: LaunchOptions): string
     if (!spec.skipPermissionsFlag)
       throw new UnsupportedLaunchOption(`${spec.id} has no skip-permissions flag`);
     args.push(spec.skipPermissionsFlag);
+  }
+  if (options.model !== undefined) {
+    if (!spec.modelFlag) throw new UnsupportedLaunchOption(`${spec.id} has no model option`);
+    args.push(spec.modelFlag, options.model);
+  }
+  if (options.permissionMode !== undefined && options.permissionMode !== 'default') {
+    if (!spec.permissionModeArgs) throw new UnsupportedLaunchOption(`${spec.id} has no permission modes`);
+    args.push(...spec.permissionModeArgs(options.permissionMode));
   }
   if (!spec.resumeIsSubcommand) args.push(...resume);
   args.push(...(options.extraArgs ?? []));

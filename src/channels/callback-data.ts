@@ -15,13 +15,14 @@ export const BUTTON_VALUES = {
   x: 'esc',
 } as const;
 
-export type ButtonValue = keyof typeof BUTTON_VALUES | `${number}` | 'm';
+/** `m`: show more output; `o`: "Other…", the person types the answer (a reason, their own option). */
+export type ButtonValue = keyof typeof BUTTON_VALUES | `${number}` | 'm' | 'o';
 
 export interface PromptButton {
   promptPrefix: string;
   sessionPrefix: string;
   noncePrefix: string;
-  /** A key of BUTTON_VALUES, a choice number, or `m` (show more output). */
+  /** A key of BUTTON_VALUES, a choice number, `m` (show more output) or `o` (type an answer). */
   value: string;
 }
 
@@ -40,7 +41,7 @@ export function decodeButton(data: string): PromptButton | null {
   return { promptPrefix: match[1]!, sessionPrefix: match[2]!, noncePrefix: match[3]!, value: match[4]! };
 }
 
-/** What a button value means as an answer; null for `m` and unknown letters. */
+/** What a button value means as an answer; null for `m`, `o` and unknown letters. */
 export function answerForButton(value: string): string | null {
   if (/^\d{1,2}$/.test(value)) return value;
   return value in BUTTON_VALUES ? BUTTON_VALUES[value as keyof typeof BUTTON_VALUES] : null;

@@ -38,16 +38,41 @@ export type InboundEvent =
       message: MessageRef;
       /** Shows a short notice to the person who pressed (Telegram's answerCallbackQuery). */
       acknowledge(text?: string): Promise<void>;
+      /**
+       * Where the platform has forms (Discord's modals): asks the person to type an answer; it arrives as a
+       * text event replying to `message`. Absent elsewhere: people reply to the message instead.
+       */
+      askForText?(title: string): Promise<void>;
     }
   | {
-      type: 'file';
+      type: 'files';
       target: ChatTarget;
       from: ChatUser;
-      fileName: string;
-      size: number;
+      files: InboundFile[];
+      /** The words sent with the files. */
       caption?: string;
-      download(maxBytes: number): Promise<Buffer>;
+    }
+  | {
+      /** A thread was archived or deleted: its session (and worktree) may end. */
+      type: 'thread_closed';
+      target: ChatTarget & { threadId: string };
+      reason: 'archived' | 'deleted';
     };
+
+export interface InboundFile {
+  fileName: string;
+  size: number;
+  /** Refuses more than `maxBytes`; gives up after the platform's download timeout. */
+  download(maxBytes: number): Promise<Buffer>;
+}
+
+/** A button on a message the host keeps up to date (the control panel). */
+export interface PanelButton {
+  label: string;
+  /** What comes back in the button event's `data`. */
+  data: string;
+  style?: 'primary' | 'secondary' | 'success' | 'danger';
+}
 
 export type { PromptOutcome, PromptView } from './view-types.js';
 
@@ -62,4 +87,13 @@ export interface Channel {
   showOutcome(ref: MessageRef, prompt: PromptView, outcome: PromptOutcome): Promise<void>;
   /** Sends more of the output behind a low-confidence prompt. */
   editText(ref: MessageRef, text: string): Promise<void>;
+  /** Posts a message with buttons, or edits it in place when `ref` is given (the control panel). */
+  sendPanel?(
+    target: ChatTarget,
+    text: string,
+    buttons: PanelButton[][],
+    ref?: MessageRef,
+  ): Promise<MessageRef>;
+  /** The largest text message the platform takes, in characters (longer text is split). */
+  readonly textLimit?: number;
 }

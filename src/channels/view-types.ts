@@ -13,6 +13,8 @@ export interface PromptView {
   detail: string;
   choices: PromptChoice[];
   allowForSessionChoice: number | null;
+  /** The choice that takes typed words ("Other…": a reason for a No, an answer of one's own), if any. */
+  textChoice: number | null;
   /** What applies on expiry, for people ("No", "Enter"); null when nothing is typed. */
   safeDefault: string | null;
   expiresAt: number;

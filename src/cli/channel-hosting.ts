@@ -1,4 +1,5 @@
 import type { Channel, ChatTarget } from '../channels/contract.js';
+import { DiscordChannel } from '../channels/discord/discord-channel.js';
 import { TelegramChannel } from '../channels/telegram/telegram-channel.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -7,7 +8,7 @@ import type { Store } from '../store/store.js';
 import { isProcessAlive } from './process.js';
 
 /** Remote channels agent-bridge can host; each is configured under `channels:` in agent-bridge.yaml. */
-export const REMOTE_CHANNELS = ['telegram'] as const;
+export const REMOTE_CHANNELS = ['telegram', 'discord'] as const;
 
 export interface HostedChannel {
   relay: ChannelRelay;
@@ -23,34 +24,76 @@ export interface HostingOptions {
   onAnswer?: () => void;
 }
 
+/** A configured channel with who may use it and where its prompts go by default; null when not configured. */
+export function remoteChannel(
+  name: string,
+  config: Config,
+  clock: Clock,
+  log: (line: string) => void,
+  onReconnect?: () => void,
+): { channel: Channel; allowedUsers: Set<string>; chats: ChatTarget[] } | null {
+  const telegram = config.channels.telegram;
+  if (name === 'telegram' && telegram) {
+    const channel = new TelegramChannel({
+      token: telegram.token,
+      ...(telegram.api_root ? { apiRoot: telegram.api_root } : {}),
+      clock,
+      onError: log,
+      ...(onReconnect ? { onReconnect } : {}),
+    });
+    const chats = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({ chatId: String(id) }));
+    return { channel, allowedUsers: new Set(telegram.allowed_users.map(String)), chats };
+  }
+  const discord = config.channels.discord;
+  if (name === 'discord' && discord) {
+    // The bot listens in the channels it was given (and their threads) and in DMs; nowhere else.
+    const listened = new Set([
+      ...(discord.channel_ids ?? []).map(String),
+      ...(discord.general_channel ? [String(discord.general_channel)] : []),
+      ...config.repos.flatMap((repo) => (repo.channels?.discord ?? []).map(String)),
+    ]);
+    const channel = new DiscordChannel({
+      token: discord.token,
+      ...(discord.api_root ? { restApi: discord.api_root } : {}),
+      clock,
+      onError: log,
+      listensTo: (target, direct) => direct || listened.has(target.chatId),
+      ...(onReconnect ? { onReconnect } : {}),
+    });
+    const chats = (discord.channel_ids ?? []).map((id) => ({ chatId: String(id) }));
+    return { channel, allowedUsers: new Set(discord.allowed_users.map(String)), chats };
+  }
+  return null;
+}
+
+/** Who may use each configured channel (a reload applies new lists without restarting). */
+export function allowlists(config: Config): Map<string, Set<string>> {
+  const lists = new Map<string, Set<string>>();
+  if (config.channels.telegram)
+    lists.set('telegram', new Set(config.channels.telegram.allowed_users.map(String)));
+  if (config.channels.discord)
+    lists.set('discord', new Set(config.channels.discord.allowed_users.map(String)));
+  return lists;
+}
+
 /** Builds the relay for one configured channel; null when it is not configured. */
 export function channelRelay(name: string, options: HostingOptions): HostedChannel | null {
   const { config, store, clock, log } = options;
-  if (name !== 'telegram' || !config.channels.telegram) return null;
-  const telegram = config.channels.telegram;
   let relay: ChannelRelay | null = null;
-  const channel = new TelegramChannel({
-    token: telegram.token,
-    ...(telegram.api_root ? { apiRoot: telegram.api_root } : {}),
-    clock,
-    onReconnect: () => relay?.reconnected(),
-    onError: log,
-  });
-  const chats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({
-    chatId: String(id),
-  }));
+  const remote = remoteChannel(name, config, clock, log, () => relay?.reconnected());
+  if (!remote) return null;
   relay = new ChannelRelay({
-    channel,
+    channel: remote.channel,
     store,
     clock,
-    chats,
-    allowedUsers: new Set(telegram.allowed_users.map(String)),
+    chats: remote.chats,
+    allowedUsers: remote.allowedUsers,
     outputThreshold: config.defaults.output_threshold,
     isAlive: isProcessAlive,
     log,
     ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
   });
-  return { relay, channel };
+  return { relay, channel: remote.channel };
 }
 
 /** Starts hosting `names` unless another live agent-bridge process already hosts each; returns what started. */

@@ -17,6 +17,7 @@ export async function daemonSettings(
   config: Config,
   cwd: string,
   withTerminal: boolean,
+  baseDir: string = cwd,
 ): Promise<DaemonSettings> {
   const repos: DaemonRepo[] = [];
   for (const repo of config.repos) {
@@ -25,13 +26,26 @@ export async function daemonSettings(
     const chats: Record<string, string[]> = {};
     for (const [channel, ids] of Object.entries(repo.channels ?? {})) chats[channel] = ids.map(String);
     if (withTerminal) chats.terminal = [LOCAL_CHAT];
+    const agent = getAgent(agentId);
+    checkLaunchSettings(repo, agent);
     repos.push({
       name: repo.name,
-      dir: path.resolve(expandHome(repo.dir)),
-      agent: getAgent(agentId),
+      dir: path.resolve(baseDir, expandHome(repo.dir)),
+      agent,
       args: repo.args ?? [],
       channels: Object.keys(chats),
       chats,
+      config: repo,
+      baseDir,
+      startup: repo.startup ?? false,
+      launch: {
+        ...(repo.model ? { model: repo.model } : {}),
+        ...(repo.permission === 'bypassPermissions'
+          ? { skipPermissions: true }
+          : repo.permission
+            ? { permissionMode: repo.permission }
+            : {}),
+      },
     });
   }
   if (repos.length === 0) repos.push(await implicitRepo(config, cwd));
@@ -61,7 +75,25 @@ async function implicitRepo(config: Config, cwd: string): Promise<DaemonRepo> {
     args: [],
     channels: ['terminal'],
     chats: { terminal: [LOCAL_CHAT] },
+    baseDir: cwd,
+    startup: false,
   };
+}
+
+/** A model or permission mode the agent cannot take is a config mistake, said before anything starts. */
+function checkLaunchSettings(repo: Config['repos'][number], agent: AgentSpec): void {
+  const layers = [repo, repo.thread ?? {}, ...(repo.threads ?? [])];
+  if (layers.some((l) => l.model) && !agent.modelFlag)
+    throw new UsageError(`repository ${repo.name}: ${agent.id} has no model option; remove model:`);
+  const modes = layers
+    .map((l) => l.permission)
+    .filter((m) => m && m !== 'default' && m !== 'bypassPermissions');
+  if (modes.length > 0 && !agent.permissionModeArgs)
+    throw new UsageError(
+      `repository ${repo.name}: ${agent.id} has no permission mode ${modes[0]}; use default or bypassPermissions`,
+    );
+  if (layers.some((l) => l.permission === 'bypassPermissions') && !agent.skipPermissionsFlag)
+    throw new UsageError(`repository ${repo.name}: ${agent.id} cannot skip permissions`);
 }
 
 function expandHome(dir: string): string {

@@ -17,6 +17,53 @@ const telegram = z
   })
   .strict();
 
+/** Discord ids are snowflakes: up to 20 digits, kept as strings so they are never rounded. */
+const snowflake = z.union([
+  z.string().regex(/^\d{5,20}$/, 'a Discord id (digits)'),
+  z.number().int().positive(),
+]);
+
+const discord = z
+  .object({
+    token: z.string().min(1, 'the bot token from the Discord developer portal (Bot → Reset Token)'),
+    /** The owner first; everyone listed may drive sessions and answer prompts. */
+    allowed_users: z.array(snowflake).min(1, 'at least one Discord user id'),
+    /** Where prompts of `run --approve-from discord` go. */
+    channel_ids: z.array(snowflake).optional(),
+    /** A channel for the control panel: one status message per project with Start / Stop. */
+    general_channel: snowflake.optional(),
+    /** Another REST root (e.g. a local fake), `http://host:port/api`; the gateway address comes from it. */
+    api_root: z.string().url().optional(),
+  })
+  .strict();
+
+/** How an agent treats permissions (Claude Code's modes; `bypassPermissions` skips every prompt). */
+export const permissionMode = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+const isolation = z.enum(['none', 'worktree']);
+
+/** Settings a thread may have of its own; unset ones come from the project's thread defaults, then the project. */
+const threadDefaults = z
+  .object({
+    model: z.string().optional(),
+    permission: permissionMode.optional(),
+    isolation: isolation.optional(),
+  })
+  .strict();
+
+const threadEntry = threadDefaults
+  .extend({
+    /** The thread's id (Discord thread, Telegram forum topic). */
+    id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]),
+    channel: z.enum(['discord', 'telegram', 'slack']).optional(),
+    /** The chat the thread is in. */
+    chat: z.union([z.string(), z.number()]).optional(),
+    name: z.string().optional(),
+    /** Another folder for this thread (two layers: the thread's own, else the project's). */
+    dir: z.string().min(1).optional(),
+    startup: z.boolean().optional(),
+  })
+  .strict();
+
 const rateLimit = z
   .object({
     enabled: z.boolean().default(true),
@@ -60,18 +107,35 @@ const repo = z
     driver: z.enum(['terminal', 'structured']).optional(),
     args: z.array(z.string()).optional(),
     channels: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
+    model: z.string().optional(),
+    permission: permissionMode.optional(),
+    isolation: isolation.optional(),
+    /** Start the agent when agent-bridge starts (default: at the first message). */
+    startup: z.boolean().optional(),
+    /** Defaults for sessions started in the repository's chat threads. */
+    thread: threadDefaults.optional(),
+    /** Threads with settings of their own; threads created in chat are added here. */
+    threads: z.array(threadEntry).optional(),
   })
   .strict();
 
 export const configSchema = z
   .object({
     defaults: defaults.prefault({}),
-    channels: z.object({ telegram: telegram.optional() }).passthrough().prefault({}),
+    channels: z
+      .object({ telegram: telegram.optional(), discord: discord.optional() })
+      .passthrough()
+      .prefault({}),
     repos: z.array(repo).default([]),
   })
   .strict();
 
 export type Config = z.infer<typeof configSchema>;
 export type TelegramConfig = z.infer<typeof telegram>;
+export type DiscordConfig = z.infer<typeof discord>;
+export type RepoConfig = z.infer<typeof repo>;
+export type ThreadEntry = z.infer<typeof threadEntry>;
+export type PermissionMode = z.infer<typeof permissionMode>;
+export type Isolation = z.infer<typeof isolation>;
 
 export { durationMs } from './duration.js';

@@ -5,7 +5,8 @@ import type { Confidence, PromptChoice, PromptKind } from './events.js';
  * `allow_session` is "yes, and don't ask again this session" where the agent offers it.
  */
 export type ReplyAction =
-  | { type: 'choice'; number: number }
+  /** `text`: words typed after the choice (the reason for a "No", the answer after "Type something."). */
+  | { type: 'choice'; number: number; text?: string }
   | { type: 'yes' }
   | { type: 'no' }
   | { type: 'enter' }
@@ -84,12 +85,27 @@ export function parseReply(
   if (lower === 'cancel') return { type: 'cancel' };
   if (lower === 'esc' || lower === 'escape') return { type: 'escape' };
   // Text is an answer only where the agent asks for text; typed into a menu it would do something else.
+  const textChoice = textChoiceOf(prompt);
+  if (textChoice !== null) return { type: 'choice', number: textChoice, text: raw };
   if (prompt.choices.length > 0)
     throw new ReplyError(`answer with a choice: ${prompt.choices.map((c) => c.number).join(', ')}`);
   if (prompt.kind === 'yes_no') throw new ReplyError('answer yes or no');
   if (prompt.kind === 'confirm_enter') throw new ReplyError('answer enter');
   return { type: 'text', text: raw };
 }
+
+/**
+ * The choice that takes typed words, if any: "Type something." / "Other" on a question, and on a permission or
+ * plan the choice that says no (the words then tell the agent why, or what to do instead).
+ */
+export function textChoiceOf(prompt: Pick<DetectedPrompt, 'kind' | 'choices'>): number | null {
+  const typed = prompt.choices.find((c) => /^(type something|other\b|something else)/i.test(c.label));
+  if (typed) return typed.number;
+  if (prompt.kind !== 'permission' && prompt.kind !== 'plan') return null;
+  return prompt.choices.find((c) => NEGATIVE.test(c.label))?.number ?? null;
+}
+
+const NEGATIVE = /^(no|deny|reject|don't|do not)\b/i;
 
 /** On a menu, "yes" is the first choice; elsewhere it is a plain yes. */
 function yesAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
@@ -100,7 +116,7 @@ function yesAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
 /** On a menu, "no" is the choice that says no/deny/reject, else the last one. */
 function noAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
   if (prompt.choices.length === 0) return { type: 'no' };
-  const negative = prompt.choices.find((c) => /^(no|deny|reject|don't|do not)\b/i.test(c.label));
+  const negative = prompt.choices.find((c) => NEGATIVE.test(c.label));
   const chosen = negative ?? prompt.choices[prompt.choices.length - 1]!;
   return { type: 'choice', number: chosen.number };
 }
@@ -113,11 +129,16 @@ export function describeReply(action: ReplyAction, choices: readonly PromptChoic
   switch (action.type) {
     case 'choice': {
       const label = choices.find((c) => c.number === action.number)?.label;
-      return label ? `${action.number}. ${label}` : String(action.number);
+      const chosen = label ? `${action.number}. ${label}` : String(action.number);
+      return action.text === undefined ? chosen : `${chosen}: ${quoted(action.text)}`;
     }
     case 'text':
-      return JSON.stringify(action.text.length > 60 ? action.text.slice(0, 59) + '…' : action.text);
+      return quoted(action.text);
     default:
       return action.type;
   }
+}
+
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 60 ? text.slice(0, 59) + '…' : text);
 }

@@ -1,22 +1,28 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Channel, ChatTarget, InboundEvent } from '../channels/contract.js';
+import type { Channel, ChatTarget, ChatUser, InboundEvent } from '../channels/contract.js';
 import { answerForButton, decodeButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
-import { responseFileName } from '../core/output-batcher.js';
 import { WindowLimiter } from '../core/window-limiter.js';
+import { outputsDir, uploadsDir } from '../store/paths.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { answerPrompt } from './answer-prompt.js';
 import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
+import { prepareMessage, sendPrepared } from './delivery.js';
 import { promptOutcome, promptView } from './prompt-view.js';
+import { saveUploads } from './uploads.js';
 
 /** How often the relay checks the store for changes made by other processes (a cheap counter read). */
 export const RELAY_TICK_MS = 20;
 const HEARTBEAT_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
-export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/** The question on the form that asks for typed words ("Other…"), by kind of prompt. */
+const TEXT_FORM_TITLES: Partial<Record<string, string>> = {
+  permission: 'Deny, and say why',
+  plan: 'Reject, with feedback',
+  question: 'Your own answer',
+};
 
 export interface RelayOptions {
   channel: Channel;
@@ -42,8 +48,12 @@ export interface RelayOptions {
   bookkeeping?: string;
   /** Where a session's prompts and messages go; default: `chats`. The daemon maps repositories to chats. */
   chatsFor?: (session: SessionRecord) => ChatTarget[];
-  /** Plain text (not a reply to a prompt, not a chat command) handled by the host first; true when handled. */
-  routeText?: (event: Extract<InboundEvent, { type: 'text' }>) => Promise<boolean>;
+  /**
+   * The host sees events first and returns true when it handled them: plain text and files (not replies to
+   * prompts), buttons that are not prompt answers (a control panel), closed threads. The daemon routes them
+   * to repositories and threads.
+   */
+  route?: (event: InboundEvent) => Promise<boolean>;
 }
 
 /**
@@ -194,6 +204,7 @@ export class ChannelRelay {
       if (!session || record.expiresAt <= clock.now()) continue;
       const sent = new Set(store.channels.promptMessages(record.id, this.books).map((m) => m.chatId));
       for (const chat of this.chatsOf(session).filter((c) => !sent.has(c.chatId))) {
+        // One message per chat (a thread's session sends into its thread, under its parent's chat id).
         const key = `${record.id}:${chat.chatId}`;
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
         try {
@@ -202,6 +213,7 @@ export class ChannelRelay {
             promptId: record.id,
             channel: this.books,
             chatId: chat.chatId,
+            ...(chat.threadId ? { threadId: chat.threadId } : {}),
             messageId: ref.messageId,
           });
           store.audit.record('PROMPT_ROUTED', {
@@ -227,7 +239,11 @@ export class ChannelRelay {
       try {
         const view = promptView(record, store.sessions.get(record.sessionId));
         await channel.showOutcome(
-          { chatId: sent.chatId, messageId: sent.messageId },
+          {
+            chatId: sent.chatId,
+            ...(sent.threadId ? { threadId: sent.threadId } : {}),
+            messageId: sent.messageId,
+          },
           view,
           promptOutcome(record),
         );
@@ -239,24 +255,29 @@ export class ChannelRelay {
   }
 
   private async forwardMessages(): Promise<void> {
-    const { store, channel, outputThreshold } = this.options;
+    const { store, channel, outputThreshold, clock } = this.options;
     const cursor = Number(store.channels.getState(this.books, 'message_cursor') ?? '0');
     for (const message of store.channels.messagesAfter(cursor)) {
       // Notices of sessions that just ended still count: served means "asked for this channel".
       const session = store.sessions.get(message.sessionId);
       if (session && this.serves(session)) {
+        const prepared =
+          message.kind === 'message'
+            ? prepareMessage(message.text, outputsDir(store.dir, session.label))
+            : { text: message.text, files: [], refused: [] };
+        for (const refused of prepared.refused)
+          store.audit.record('ATTACHMENT_REFUSED', {
+            session_id: session.id,
+            channel: this.name,
+            path: refused.path,
+            reason: refused.reason,
+          });
         for (const chat of this.chatsOf(session)) {
-          const long = message.text.length > outputThreshold;
-          await (
-            long
-              ? channel.sendFile(
-                  chat,
-                  responseFileName(this.options.clock.now()),
-                  Buffer.from(message.text),
-                  `${session.agent} · ${session.label}`,
-                )
-              : channel.sendText(chat, message.text)
-          ).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
+          await sendPrepared(channel, chat, prepared, {
+            threshold: outputThreshold,
+            now: clock.now(),
+            caption: `${session.agent} · ${session.label}`,
+          }).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
         }
       }
       store.channels.setState(this.books, 'message_cursor', String(message.id));
@@ -265,6 +286,10 @@ export class ChannelRelay {
 
   private async onInbound(event: InboundEvent): Promise<void> {
     const { store } = this.options;
+    if (event.type === 'thread_closed') {
+      await this.options.route?.(event);
+      return;
+    }
     if (!this.allowedUsers.has(event.from.id)) {
       store.audit.record('UNAUTHORIZED', {
         channel: this.name,
@@ -277,12 +302,13 @@ export class ChannelRelay {
     }
     if (event.type === 'button') return this.onButton(event);
     if (event.type === 'text') return this.onText(event);
-    return this.onFile(event);
+    return this.onFiles(event);
   }
 
   private async onButton(event: Extract<InboundEvent, { type: 'button' }>): Promise<void> {
     const { store } = this.options;
     const button = decodeButton(event.data);
+    if (!button && this.options.route && (await this.options.route(event))) return;
     if (!button) {
       store.audit.record('REPLY_REJECTED', {
         channel: this.name,
@@ -292,6 +318,7 @@ export class ChannelRelay {
       return event.acknowledge('This button is not from agent-bridge.');
     }
     if (button.value === 'm') return this.showMore(event, button.promptPrefix);
+    if (button.value === 'o') return this.askForText(event, button.promptPrefix);
     if (!this.limiter.allow(button.sessionPrefix)) {
       store.audit.record('REPLY_REJECTED', {
         channel: this.name,
@@ -331,6 +358,21 @@ export class ChannelRelay {
       await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
   }
 
+  /** "Other…": a form where the platform has one, else a hint to reply with words. */
+  private async askForText(
+    event: Extract<InboundEvent, { type: 'button' }>,
+    promptPrefix: string,
+  ): Promise<void> {
+    const record = this.options.store.prompts.findByPrefix(promptPrefix)[0];
+    if (!record || !['created', 'routed', 'awaiting_reply'].includes(record.status))
+      return event.acknowledge('This prompt is no longer waiting for an answer.');
+    if (event.askForText) return event.askForText(TEXT_FORM_TITLES[record.kind] ?? 'Your answer');
+    await event.acknowledge();
+    await this.options.channel
+      .sendText(event.target, 'Reply to the prompt message with your words.')
+      .catch(() => undefined);
+  }
+
   private async onText(event: Extract<InboundEvent, { type: 'text' }>): Promise<void> {
     const { store, channel } = this.options;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
@@ -350,7 +392,7 @@ export class ChannelRelay {
     const ctx = this.commandContext(event.target, event.from);
     const command = parseCommand(event.text);
     // The host (the daemon) sees commands and text first: it owns /status, /restart, /select and the routing.
-    if (this.options.routeText && (await this.options.routeText(event))) return;
+    if (this.options.route && (await this.options.route(event))) return;
     if (command) return reply(runChatCommand(command.command, command.args, ctx));
     const session = targetSession(ctx);
     if (session === 'none') return reply('No agent session is running here.');
@@ -361,38 +403,28 @@ export class ChannelRelay {
     store.channels.addInput(session.id, event.text, `${this.name}:${event.from.id}`);
   }
 
-  private async onFile(event: Extract<InboundEvent, { type: 'file' }>): Promise<void> {
+  private async onFiles(event: Extract<InboundEvent, { type: 'files' }>): Promise<void> {
     const { store, channel } = this.options;
+    if (this.options.route && (await this.options.route(event))) return;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
-    if (event.size > MAX_UPLOAD_BYTES) {
-      store.audit.record('REPLY_REJECTED', {
-        channel: this.name,
-        decided_by: `${this.name}:${event.from.id}`,
-        reason: `upload of ${event.size} bytes refused`,
-      });
-      return reply(`That file is too large: the limit is ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
-    }
     const session = targetSession(this.commandContext(event.target, event.from));
     if (typeof session === 'string')
       return reply('Choose a session first with /switch <id>, then send the file again.');
-    try {
-      const data = await event.download(MAX_UPLOAD_BYTES);
-      const dir = path.join(store.dir, 'uploads', session.id.slice(0, 8));
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const file = path.join(dir, path.basename(event.fileName).replace(/[^\w.-]/g, '_') || 'upload');
-      writeFileSync(file, data, { mode: 0o600 });
-      store.channels.addInput(
-        session.id,
-        [event.caption, file].filter(Boolean).join(' '),
-        `${this.name}:${event.from.id}`,
-      );
-      return reply(`Saved to ${file} and passed to the session.`);
-    } catch (error) {
-      return reply(`Could not receive the file: ${(error as Error).message}`);
+    const saved = await saveUploads(event.files, uploadsDir(store.dir, session.label), event.caption);
+    if (!saved.ok) {
+      store.audit.record('UPLOAD_REFUSED', {
+        session_id: session.id,
+        channel: this.name,
+        user: event.from.id,
+        reason: saved.reason,
+      });
+      return reply(`Not passed to the session: ${saved.reason}`);
     }
+    store.channels.addInput(session.id, saved.input, `${this.name}:${event.from.id}`);
+    return reply(`Saved ${saved.paths.join(', ')} and passed to the session.`);
   }
 
-  private commandContext(target: ChatTarget, from: InboundEvent['from']): CommandContext {
+  private commandContext(target: ChatTarget, from: ChatUser): CommandContext {
     return {
       store: this.options.store,
       channel: this.books,

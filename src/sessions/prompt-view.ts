@@ -1,5 +1,5 @@
 import type { PromptOutcome, PromptView } from '../channels/contract.js';
-import { describeReply } from '../core/prompt.js';
+import { describeReply, textChoiceOf } from '../core/prompt.js';
 import type { PromptRecord } from '../store/prompt-store.js';
 import type { SessionRecord } from '../store/session-store.js';
 
@@ -15,6 +15,7 @@ export function promptView(record: PromptRecord, session: SessionRecord | null):
     detail: record.detail,
     choices: record.choices,
     allowForSessionChoice: record.allowForSessionChoice,
+    textChoice: textChoiceOf(record),
     safeDefault: record.safeDefault ? describeReply(record.safeDefault, record.choices) : null,
     expiresAt: record.expiresAt,
     origin: {

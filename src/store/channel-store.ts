@@ -6,6 +6,8 @@ export interface SentPrompt {
   promptId: string;
   channel: string;
   chatId: string;
+  /** The thread the message is in, where the platform has threads. */
+  threadId?: string;
   messageId: string;
   outcomeShown: boolean;
 }
@@ -41,29 +43,17 @@ export class ChannelStore {
   recordPromptMessage(m: Omit<SentPrompt, 'outcomeShown'>): void {
     this.db
       .prepare(
-        'INSERT OR REPLACE INTO prompt_messages (prompt_id, channel, chat_id, message_id, sent_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO prompt_messages (prompt_id, channel, chat_id, thread_id, message_id, sent_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
-      .run(m.promptId, m.channel, m.chatId, m.messageId, this.clock.now());
+      .run(m.promptId, m.channel, m.chatId, m.threadId ?? null, m.messageId, this.clock.now());
   }
 
   promptMessages(promptId: string, channel: string): SentPrompt[] {
     return (
       this.db
         .prepare('SELECT * FROM prompt_messages WHERE prompt_id = ? AND channel = ?')
-        .all(promptId, channel) as Array<{
-        prompt_id: string;
-        channel: string;
-        chat_id: string;
-        message_id: string;
-        outcome_shown: number;
-      }>
-    ).map((r) => ({
-      promptId: r.prompt_id,
-      channel: r.channel,
-      chatId: r.chat_id,
-      messageId: r.message_id,
-      outcomeShown: r.outcome_shown === 1,
-    }));
+        .all(promptId, channel) as SentRow[]
+    ).map(sentPrompt);
   }
 
   promptForMessage(channel: string, chatId: string, messageId: string): string | null {
@@ -80,21 +70,8 @@ export class ChannelStore {
         `SELECT m.*, p.status FROM prompt_messages m JOIN prompts p ON p.id = m.prompt_id
          WHERE m.channel = ? AND m.outcome_shown = 0 AND p.status NOT IN ('created', 'routed', 'awaiting_reply', 'reply_received')`,
       )
-      .all(channel) as Array<{
-      prompt_id: string;
-      channel: string;
-      chat_id: string;
-      message_id: string;
-      status: string;
-    }>;
-    return rows.map((r) => ({
-      promptId: r.prompt_id,
-      channel: r.channel,
-      chatId: r.chat_id,
-      messageId: r.message_id,
-      outcomeShown: false,
-      status: r.status,
-    }));
+      .all(channel) as Array<SentRow & { status: string }>;
+    return rows.map((r) => ({ ...sentPrompt(r), status: r.status }));
   }
 
   markOutcomeShown(promptId: string, channel: string, chatId: string): void {
@@ -219,4 +196,24 @@ export class ChannelStore {
     if (!row || this.clock.now() - row.heartbeat_at > HOST_LEASE_MS) return false;
     return row.host !== hostname() || isAlive(row.owner_pid);
   }
+}
+
+interface SentRow {
+  prompt_id: string;
+  channel: string;
+  chat_id: string;
+  thread_id: string | null;
+  message_id: string;
+  outcome_shown: number;
+}
+
+function sentPrompt(r: SentRow): SentPrompt {
+  return {
+    promptId: r.prompt_id,
+    channel: r.channel,
+    chatId: r.chat_id,
+    ...(r.thread_id ? { threadId: r.thread_id } : {}),
+    messageId: r.message_id,
+    outcomeShown: r.outcome_shown === 1,
+  };
 }

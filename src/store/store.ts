@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database.js';
 import { dataDir } from './paths.js';
 import { PromptStore } from './prompt-store.js';
 import { SessionStore } from './session-store.js';
+import { ThreadStore } from './thread-store.js';
 
 export interface Store {
   dir: string;
@@ -14,6 +15,7 @@ export interface Store {
   prompts: PromptStore;
   sessions: SessionStore;
   channels: ChannelStore;
+  threads: ThreadStore;
   audit: AuditLog;
   /** Changes whenever another connection commits: a cheap way to notice answers given from elsewhere. */
   dataVersion(): number;
@@ -35,6 +37,7 @@ export function openStore(options: { dir?: string; clock?: Clock } = {}): Store 
     prompts: new PromptStore(db, clock),
     sessions: new SessionStore(db, clock),
     channels: new ChannelStore(db, clock),
+    threads: new ThreadStore(db, clock),
     audit: new AuditLog(path.join(dir, AUDIT_FILE), db, clock),
     dataVersion: () => (versionStatement.get() as { data_version: number }).data_version,
     close: () => db.close(),

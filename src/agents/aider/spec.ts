@@ -12,6 +12,7 @@ export const aider: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_AIDER_PATH',
   },
   skipPermissionsFlag: '--yes-always',
+  modelFlag: '--model',
   // Aider has no conversation ids: it can only reload the chat history of the folder.
   resumeArgs: () => ['--restore-chat-history'],
   startupPrompts: [],

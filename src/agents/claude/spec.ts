@@ -12,6 +12,8 @@ export const claude: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_CLAUDE_PATH',
   },
   skipPermissionsFlag: '--dangerously-skip-permissions',
+  modelFlag: '--model',
+  permissionModeArgs: (mode) => ['--permission-mode', mode],
   resumeArgs: (resume) => (resume === true ? ['--continue'] : ['--resume', resume]),
   startupPrompts: [
     // "Quick safety check ... ❯ 1. Yes, I trust this folder / 2. No, exit"; option 1 is highlighted.

@@ -12,6 +12,7 @@ export const codex: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_CODEX_PATH',
   },
   skipPermissionsFlag: '--dangerously-bypass-approvals-and-sandbox',
+  modelFlag: '--model',
   resumeArgs: (resume) => (resume === true ? ['resume', '--last'] : ['resume', resume]),
   resumeIsSubcommand: true,
   // Without it a background app-server outlives the run and breaks the next one.

@@ -12,6 +12,7 @@ export const copilot: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_COPILOT_PATH',
   },
   skipPermissionsFlag: '--allow-all-tools',
+  modelFlag: '--model',
   resumeArgs: (resume) => (resume === true ? ['--continue'] : ['--resume', resume]),
   startupPrompts: [
     // "Confirm folder trust ... Do you trust the files in this folder? ❯ 1. Yes 2. Yes, and remember ... 3. No (Esc)"

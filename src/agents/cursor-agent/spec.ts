@@ -12,6 +12,7 @@ export const cursorAgent: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_CURSOR_AGENT_PATH',
   },
   skipPermissionsFlag: '--force',
+  modelFlag: '--model',
   resumeArgs: (resume) => (resume === true ? ['resume'] : ['--resume', resume]),
   startupPrompts: [
     {

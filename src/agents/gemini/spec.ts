@@ -12,6 +12,7 @@ export const gemini: AgentSpec = {
     overrideEnv: 'AGENT_BRIDGE_GEMINI_PATH',
   },
   skipPermissionsFlag: '--yolo',
+  modelFlag: '--model',
   resumeArgs: (resume) => ['--resume', resume === true ? 'latest' : resume],
   startupPrompts: [
     // "Do you trust the files in this folder? ● 1. Trust folder (proj) 2. Trust parent folder 3. Don't trust"

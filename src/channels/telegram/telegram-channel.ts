@@ -10,13 +10,13 @@ import type {
   PromptOutcome,
   PromptView,
 } from '../contract.js';
+import { fetchCapped } from '../download.js';
 import { outcomeText, promptKeyboard, promptText } from './prompt-message.js';
 
 export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** Telegram allows about one message a second per chat. */
 const SEND_INTERVAL_MS = 1_000;
 const POLL_TIMEOUT_SECONDS = 30;
-export const DOWNLOAD_TIMEOUT_MS = 30_000;
 /** The public Bot API serves files to bots up to this size (a local Bot API server allows more). */
 const BOT_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
@@ -188,13 +188,17 @@ export class TelegramChannel implements Channel {
     bot.on('message:document', (ctx) => {
       const document = ctx.message.document;
       onInbound({
-        type: 'file',
+        type: 'files',
         target: targetOf(ctx),
         from: userOf(ctx),
-        fileName: document.file_name ?? `file-${document.file_unique_id}`,
-        size: document.file_size ?? 0,
+        files: [
+          {
+            fileName: document.file_name ?? `file-${document.file_unique_id}`,
+            size: document.file_size ?? 0,
+            download: (maxBytes) => this.download(document.file_id, document.file_size ?? 0, maxBytes),
+          },
+        ],
         ...(ctx.message.caption ? { caption: ctx.message.caption } : {}),
-        download: (maxBytes) => this.download(document.file_id, document.file_size ?? 0, maxBytes),
       });
     });
   }
@@ -208,13 +212,7 @@ export class TelegramChannel implements Channel {
     const file = await bot.api.getFile(fileId);
     if ((file.file_size ?? 0) > maxBytes)
       throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
-    const url = `${this.apiRoot}/file/bot${this.options.token}/${file.file_path}`;
-    const response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-    if (!response.ok) throw new Error(`download failed (${response.status})`);
-    const data = Buffer.from(await response.arrayBuffer());
-    if (data.length > maxBytes)
-      throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
-    return data;
+    return fetchCapped(`${this.apiRoot}/file/bot${this.options.token}/${file.file_path}`, maxBytes);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { REMOTE_CHANNELS } from '../channel-hosting.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AGENT_IDS } from '../../agents/types.js';
@@ -109,6 +110,22 @@ export function checkRepos(
           ['repos', i, 'channels', channel],
           `unknown channel "${channel}"; choose from ${REPO_CHANNELS.join(', ')}`,
         );
+      else if (
+        REMOTE_CHANNELS.includes(channel as 'telegram') &&
+        !(config.channels as Record<string, unknown>)[channel]
+      )
+        warn(
+          ['repos', i, 'channels', channel],
+          `channels.${channel} is not configured (run agent-bridge setup ${channel})`,
+        );
+
+    const isolated = [
+      repo.isolation,
+      repo.thread?.isolation,
+      ...(repo.threads ?? []).map((t) => t.isolation),
+    ];
+    if (isolated.includes('worktree') && existsSync(dir) && !existsSync(path.join(dir, '.git')))
+      warn(['repos', i, 'dir'], `${dir} is not a git repository, so isolation: worktree cannot work there`);
   });
   return warnings;
 }

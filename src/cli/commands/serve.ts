@@ -1,7 +1,10 @@
+import path from 'node:path';
+import { allowlists, REMOTE_CHANNELS, remoteChannel } from '../channel-hosting.js';
+import { writeConfigFile } from '../../config/edit.js';
+import { appendThreadEntry } from '../../config/thread-settings.js';
+import type { ThreadEntry } from '../../config/schema.js';
 import { currentDiscoveryEnv } from '../../agents/discovery.js';
 import { resolveLaunch } from '../../agents/registry.js';
-import type { ChatTarget } from '../../channels/contract.js';
-import { TelegramChannel } from '../../channels/telegram/telegram-channel.js';
 import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
@@ -60,7 +63,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     relayStore,
     live,
     clock: systemClock,
-    settings: await daemonSettings(config, process.cwd(), withTerminal),
+    settings: await daemonSettings(config, process.cwd(), withTerminal, configBase(file)),
     channels,
     resolve: async (spec, launch) => {
       const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
@@ -69,6 +72,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     hooks,
     isAlive: isProcessAlive,
     log,
+    ...(file ? { saveThread: threadSaver(file)! } : {}),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
   // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
@@ -132,21 +136,17 @@ function webOptions(options: ServeOptions) {
 
 function buildChannels(config: Config, withTerminal: boolean, log: (line: string) => void): DaemonChannel[] {
   const channels: DaemonChannel[] = [];
-  const telegram = config.channels.telegram;
-  if (telegram) {
-    const defaultChats: ChatTarget[] = (telegram.chat_ids ?? telegram.allowed_users).map((id) => ({
-      chatId: String(id),
-    }));
-    const channel = new TelegramChannel({
-      token: telegram.token,
-      ...(telegram.api_root ? { apiRoot: telegram.api_root } : {}),
-      onError: log,
-    });
+  for (const name of REMOTE_CHANNELS) {
+    const remote = remoteChannel(name, config, systemClock, log);
+    if (!remote) continue;
+    const general = name === 'discord' ? config.channels.discord?.general_channel : undefined;
     channels.push({
-      channel,
-      allowedUsers: new Set(telegram.allowed_users.map(String)),
-      defaultChats,
+      channel: remote.channel,
+      allowedUsers: remote.allowedUsers,
+      defaultChats: remote.chats,
       exclusive: true,
+      threads: true,
+      ...(general ? { panelChat: { chatId: String(general) } } : {}),
     });
   }
   if (withTerminal) {
@@ -162,6 +162,12 @@ function buildChannels(config: Config, withTerminal: boolean, log: (line: string
   return channels;
 }
 
+/** Threads created in chat are written into the config file (keeping its comments), when there is one. */
+function threadSaver(file: string | null): ((repo: string, entry: ThreadEntry) => void) | undefined {
+  if (!file) return undefined;
+  return (repo, entry) => writeConfigFile(file, appendThreadEntry(readFileSync(file, 'utf8'), repo, entry));
+}
+
 async function reload(
   daemon: Daemon,
   explicit: string | undefined,
@@ -170,14 +176,19 @@ async function reload(
 ): Promise<void> {
   try {
     const { file, config } = loadConfig(findConfigFile(explicit, dataDir()));
-    const allowlists = new Map<string, Set<string>>();
-    if (config.channels.telegram)
-      allowlists.set('telegram', new Set(config.channels.telegram.allowed_users.map(String)));
-    daemon.reload(await daemonSettings(config, process.cwd(), withTerminal), allowlists);
+    daemon.reload(
+      await daemonSettings(config, process.cwd(), withTerminal, configBase(file)),
+      allowlists(config),
+    );
     log(`reloaded ${file ?? 'the defaults'}: ${daemon.repoNames().join(', ')}`);
   } catch (error) {
     log(`reload failed, keeping the running configuration: ${(error as Error).message}`);
   }
+}
+
+/** Relative paths in a config file are relative to its folder; without one, to the current folder. */
+function configBase(file: string | null): string {
+  return file ? path.dirname(path.resolve(file)) : process.cwd();
 }
 
 function packageVersion(): string {

@@ -70,7 +70,13 @@ export function permissionDecision(
   if (number === null) return null;
   const decision =
     number === 3
-      ? { behavior: 'deny', message: `Denied by ${decidedBy} through agent-bridge.` }
+      ? {
+          behavior: 'deny',
+          message:
+            action.type === 'choice' && action.text
+              ? `Denied by ${decidedBy}, who says: ${action.text}`
+              : `Denied by ${decidedBy} through agent-bridge.`,
+        }
       : number === 2 && payload.permission_suggestions?.length
         ? { behavior: 'allow', updatedPermissions: payload.permission_suggestions }
         : { behavior: 'allow' };

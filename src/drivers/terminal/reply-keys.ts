@@ -13,10 +13,14 @@ export function replyKeys(
   bracketedPaste: boolean,
 ): string[] | null {
   switch (action.type) {
-    case 'choice':
-      return menuKeys === 'digit' && action.number < 10
-        ? [String(action.number)]
-        : [String(action.number), '\r'];
+    case 'choice': {
+      const keys =
+        menuKeys === 'digit' && action.number < 10 ? [String(action.number)] : [String(action.number), '\r'];
+      if (action.text === undefined) return keys;
+      // The words go in after the choice: the answer after "Type something.", or the reason for a "No".
+      const { body, submit } = encodeTextInput(action.text, { bracketedPaste, submit: true });
+      return body ? [...keys, body, submit] : keys;
+    }
     case 'yes':
       return ['y\r'];
     case 'no':

@@ -1,38 +1,24 @@
 import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
-import type { Channel, ChatTarget, InboundEvent } from '../../channels/contract.js';
+import type { ChatTarget, InboundEvent } from '../../channels/contract.js';
+import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { Merger } from '../../core/merger.js';
-import { deliveryFor } from '../../core/output-batcher.js';
-import { TokenBucketLimiter, type RateLimiter, type RateLimits } from '../../core/rate-limit.js';
+import { TokenBucketLimiter, type RateLimiter } from '../../core/rate-limit.js';
 import { routeMessage } from '../../core/router.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import { uploadsDir } from '../../store/paths.js';
 import type { SessionRecord } from '../../store/session-store.js';
 import type { Store } from '../../store/store.js';
 import { ChannelRelay } from '../channel-relay.js';
 import type { LiveSessions } from '../live-sessions.js';
+import { saveUploads } from '../uploads.js';
+import { ControlPanel, type PanelProject } from './control-panel.js';
+import { bridgeCommand } from './daemon-commands.js';
+import type { DaemonChannel, DaemonRepo, DaemonSettings } from './daemon-types.js';
 import { RepoSession, type RepoDefinition } from './repo-session.js';
+import { ThreadSessions } from './thread-sessions.js';
 
-export interface DaemonRepo extends RepoDefinition {
-  /** Chats per channel that talk to this repository, e.g. { telegram: ['123'] }. */
-  chats: Record<string, string[]>;
-}
-
-export interface DaemonSettings {
-  repos: DaemonRepo[];
-  idleTimeoutMs: number;
-  outputThreshold: number;
-  resume: boolean;
-  rateLimits: Partial<RateLimits> | null;
-}
-
-export interface DaemonChannel {
-  channel: Channel;
-  allowedUsers: Set<string>;
-  /** Where prompts of sessions from outside the daemon go (`run --approve-from`). */
-  defaultChats: ChatTarget[];
-  /** Bot channels take a lease (one poller per token); a terminal does not. */
-  exclusive: boolean;
-}
+export type { DaemonChannel, DaemonRepo, DaemonSettings } from './daemon-types.js';
 
 export interface DaemonOptions {
   store: Store;
@@ -52,29 +38,44 @@ export interface DaemonOptions {
   live?: LiveSessions;
   isAlive: (pid: number) => boolean;
   log: (line: string) => void;
+  /** Writes a thread created in chat into the config file. */
+  saveThread?: (repo: string, entry: ThreadEntry) => void;
 }
 
 const SELECTED = 'daemon:selected';
+type TextEvent = Extract<InboundEvent, { type: 'text' }>;
+type FilesEvent = Extract<InboundEvent, { type: 'files' }>;
 
 /**
  * `agent-bridge serve`: many repositories, many channels, one process (seed 000 generalised). Messages from a
  * chat mapped to a repository go through the router (bridge commands), the rate limits and the merger to that
- * repository's session, started lazily; its output goes to every chat mapped to it, batched.
+ * repository's session, started lazily; a message in a thread under a mapped chat goes to that thread's own
+ * session (seed 001). Sessions' messages reach their chats through the store and the relays.
  */
 export class Daemon {
   private readonly repos = new Map<string, RepoSession>();
   private readonly mergers = new Map<string, Merger>();
   private readonly relays: ChannelRelay[] = [];
+  private readonly panels: ControlPanel[] = [];
+  readonly threads: ThreadSessions;
   private limiter: RateLimiter | null;
   private settings: DaemonSettings;
 
   constructor(private readonly options: DaemonOptions) {
     this.settings = options.settings;
     this.limiter = this.makeLimiter();
+    this.threads = new ThreadSessions({
+      store: options.store,
+      clock: options.clock,
+      log: options.log,
+      makeSession: (definition) => this.makeSession(definition),
+      notify: (channel, target, text) => this.say(channel, target, text),
+      ...(options.saveThread ? { saveThread: options.saveThread } : {}),
+    });
     this.applyRepos();
   }
 
-  /** Starts every channel; a channel that cannot start is an error naming it. */
+  /** Starts every channel (a channel that cannot start is an error naming it), then `startup` sessions. */
   async start(): Promise<string[]> {
     const hosted: string[] = [];
     for (const entry of this.options.channels) {
@@ -83,11 +84,22 @@ export class Daemon {
         if (await relay.start()) {
           this.relays.push(relay);
           hosted.push(entry.channel.name);
+          if (entry.panelChat) this.panels.push(this.panelFor(entry, entry.panelChat));
         }
       } catch (error) {
         throw new Error(`${entry.channel.name} could not start: ${(error as Error).message}`);
       }
     }
+    for (const line of await this.threads.recover(this.settings.repos)) this.options.log(line);
+    for (const repo of this.settings.repos.filter((r) => r.startup)) {
+      await this.repos
+        .get(repo.name)
+        ?.start()
+        .catch((error: unknown) =>
+          this.options.log(`${repo.name}: could not start: ${(error as Error).message}`),
+        );
+    }
+    this.refreshPanels();
     return hosted;
   }
 
@@ -100,15 +112,18 @@ export class Daemon {
       const users = allowlists.get(relay.name);
       if (users) relay.setAllowedUsers(users);
     }
+    this.refreshPanels();
   }
 
   /** Graceful shutdown: sessions stopped, their prompts left pending in the store, channels closed. */
   async stop(): Promise<void> {
-    await Promise.all(
-      [...this.repos.values()].map((repo) =>
+    for (const panel of this.panels) panel.stop();
+    await Promise.all([
+      ...[...this.repos.values()].map((repo) =>
         repo.stop('agent-bridge is shutting down', true).catch(() => undefined),
       ),
-    );
+      this.threads.stopAll('agent-bridge is shutting down'),
+    ]);
     await Promise.all(this.relays.map((relay) => relay.stop().catch(() => undefined)));
   }
 
@@ -125,14 +140,14 @@ export class Daemon {
     for (const repo of this.settings.repos) {
       const existing = this.repos.get(repo.name);
       if (existing && existing.state !== 'stopped') continue; // keep a running session as it is
-      this.repos.set(repo.name, this.repoSession(repo));
+      this.repos.set(repo.name, this.makeSession(repo));
     }
   }
 
-  private repoSession(repo: DaemonRepo): RepoSession {
+  private makeSession(definition: RepoDefinition): RepoSession {
     const { store, clock, resolve } = this.options;
     return new RepoSession({
-      repo,
+      repo: definition,
       store,
       clock,
       idleTimeoutMs: this.settings.idleTimeoutMs,
@@ -141,8 +156,11 @@ export class Daemon {
       resolve,
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
       ...(this.options.live ? { live: this.options.live } : {}),
-      onOutput: (text) => void this.broadcast(repo.name, text),
-      onNotice: (text) => void this.broadcast(repo.name, text),
+      onStateChange: () => {
+        this.refreshPanels();
+        this.pokeRelays();
+      },
+      onMessage: () => this.pokeRelays(),
     });
   }
 
@@ -164,13 +182,62 @@ export class Daemon {
       exclusive: entry.exclusive,
       ...(entry.exclusive ? {} : { bookkeeping: `${name}:${process.pid}` }),
       chatsFor: (session) => this.chatsFor(name, session) ?? entry.defaultChats,
-      routeText: (event) => this.onText(entry, event),
+      route: async (event) => {
+        const handled = await this.route(entry, event);
+        this.refreshPanels();
+        return handled;
+      },
     });
   }
 
-  /** The chats of a daemon session's repository on one channel; null for sessions from elsewhere. */
+  private panelFor(entry: DaemonChannel, target: ChatTarget): ControlPanel {
+    return new ControlPanel({
+      channel: entry.channel,
+      target,
+      store: this.options.relayStore ?? this.options.store,
+      clock: this.options.clock,
+      projects: () => this.panelProjects(),
+      log: this.options.log,
+    });
+  }
+
+  private pokeRelays(): void {
+    for (const relay of this.relays) relay.poke();
+  }
+
+  private refreshPanels(): void {
+    for (const panel of this.panels) panel.refresh();
+  }
+
+  private async panelProjects(): Promise<PanelProject[]> {
+    const projects: PanelProject[] = [];
+    for (const repo of this.settings.repos) {
+      const session = this.repos.get(repo.name);
+      const threads = await this.threads.list(repo.name);
+      projects.push({
+        name: repo.name,
+        agent: repo.agent.displayName,
+        state: session?.state ?? 'stopped',
+        waiting: session?.sessionId ? this.options.store.prompts.open(session.sessionId).length : 0,
+        worktrees: threads
+          .filter((t) => t.worktree)
+          .map((t) => ({
+            thread: t.record.threadId,
+            branch: t.worktree!.branch,
+            state: t.state,
+            changes: t.worktree!.changes,
+            exists: t.worktree!.exists,
+          })),
+      });
+    }
+    return projects;
+  }
+
+  /** The chats of a daemon session: its thread, or its repository's chats; null for sessions from elsewhere. */
   private chatsFor(channel: string, session: SessionRecord): ChatTarget[] | null {
     if (session.ownerPid !== process.pid) return null;
+    const thread = this.threads.targetOf(session.label);
+    if (thread) return thread.channel === channel ? [thread.target] : [];
     const repo = this.definition(session.label);
     if (!repo) return null;
     return (repo.chats[channel] ?? []).map((chatId) => ({ chatId }));
@@ -178,21 +245,87 @@ export class Daemon {
 
   private repoForChat(channel: string, target: ChatTarget): RepoSession | null {
     const selected = this.options.store.channels.getState(channel, `${SELECTED}:${target.chatId}`);
-    const mapped = this.settings.repos.filter((repo) => (repo.chats[channel] ?? []).includes(target.chatId));
+    const mapped = this.mappedRepos(channel, target.chatId);
     const name = mapped.find((repo) => repo.name === selected)?.name ?? mapped[0]?.name;
     return name ? (this.repos.get(name) ?? null) : null;
   }
 
-  private async onText(
+  private mappedRepos(channel: string, chatId: string): DaemonRepo[] {
+    return this.settings.repos.filter((repo) => (repo.chats[channel] ?? []).includes(chatId));
+  }
+
+  private async route(entry: DaemonChannel, event: InboundEvent): Promise<boolean> {
+    switch (event.type) {
+      case 'thread_closed':
+        return this.threads.close(entry.channel.name, event.target, event.reason);
+      case 'button':
+        return this.onPanelButton(entry, event);
+      case 'text':
+        return this.onText(entry, event);
+      case 'files':
+        return this.onFiles(entry, event);
+    }
+  }
+
+  /**
+   * The session a chat's message goes to: the thread's own (started lazily, in its worktree when isolated),
+   * else the repository's. A thread whose session cannot start falls back to the repository's, with a notice.
+   */
+  private async sessionFor(
     entry: DaemonChannel,
-    event: Extract<InboundEvent, { type: 'text' }>,
-  ): Promise<boolean> {
+    target: ChatTarget,
+  ): Promise<{ session: RepoSession; parent: RepoSession } | null> {
+    const parent = this.repoForChat(entry.channel.name, target);
+    if (!parent) return null;
+    if (!target.threadId || !entry.threads) return { session: parent, parent };
+    const repo = this.definition(parent.repo.name)!;
+    try {
+      const thread = { chatId: target.chatId, threadId: target.threadId };
+      return { session: await this.threads.sessionFor(entry.channel.name, thread, repo), parent };
+    } catch (error) {
+      await this.say(entry.channel.name, target, this.fallbackNotice(parent, error));
+      return { session: parent, parent };
+    }
+  }
+
+  private fallbackNotice(parent: RepoSession, error: unknown): string {
+    return `⚠️ This thread's own session could not start (${(error as Error).message}); messages here go to ${parent.repo.name}'s session.`;
+  }
+
+  /** Types into the session; a thread's session that fails to start hands over to the repository's. */
+  private async deliver(
+    entry: DaemonChannel,
+    target: ChatTarget,
+    routed: { session: RepoSession; parent: RepoSession },
+    text: string,
+  ): Promise<void> {
+    try {
+      await routed.session.send(text);
+    } catch (error) {
+      if (routed.session === routed.parent) throw error;
+      await this.say(entry.channel.name, target, this.fallbackNotice(routed.parent, error));
+      await routed.parent.send(text);
+    }
+  }
+
+  private async onText(entry: DaemonChannel, event: TextEvent): Promise<boolean> {
     const channel = entry.channel.name;
     const reply = (text: string) => entry.channel.sendText(event.target, text).then(() => true);
-    const repo = this.repoForChat(channel, event.target);
-    if (!repo) return false;
+    if (!this.repoForChat(channel, event.target)) return false;
     const route = routeMessage(event.text);
-    if (route.type === 'bridge') return this.onCommand(entry, event, repo, route.command, route.args);
+    if (route.type === 'bridge') {
+      const routed = await this.sessionFor(entry, event.target);
+      if (!routed) return false;
+      const answer = await bridgeCommand(route.command, route.args, {
+        session: routed.session,
+        repos: this.mappedRepos(channel, event.target.chatId),
+        store: this.options.store,
+        threads: this.threads,
+        select: (name) =>
+          this.options.store.channels.setState(channel, `${SELECTED}:${event.target.chatId}`, name),
+      });
+      return answer === null ? false : reply(answer);
+    }
     const decision = await this.limiter?.check({
       userId: channel === 'terminal' ? 'terminal' : event.from.id,
       channelKey: `${channel}:${event.target.chatId}`,
@@ -203,89 +336,88 @@ export class Daemon {
         `Slow down a little: too many messages from ${decision.scope === 'user' ? 'you' : 'this chat'}. Try again in ${seconds} s.`,
       );
     }
-    const merger = this.mergers.get(repo.repo.name) ?? new Merger(this.options.clock);
-    this.mergers.set(repo.repo.name, merger);
+    const routed = await this.sessionFor(entry, event.target);
+    if (!routed) return false;
+    const merger = this.mergers.get(routed.session.repo.name) ?? new Merger(this.options.clock);
+    this.mergers.set(routed.session.repo.name, merger);
     try {
-      await repo.send(merger.format(channel, route.text));
+      await this.deliver(entry, event.target, routed, merger.format(channel, route.text));
     } catch (error) {
       return reply(
-        `${repo.repo.name}: could not start ${repo.repo.agent.displayName}: ${(error as Error).message}`,
+        `${routed.parent.repo.name}: could not start ${routed.parent.repo.agent.displayName}: ${(error as Error).message}`,
       );
     }
     return true;
   }
 
-  private async onCommand(
-    entry: DaemonChannel,
-    event: Extract<InboundEvent, { type: 'text' }>,
-    repo: RepoSession,
-    command: string,
-    args: string,
-  ): Promise<boolean> {
+  /** Files go into the session's upload folder; the agent gets the words sent with them and their paths. */
+  private async onFiles(entry: DaemonChannel, event: FilesEvent): Promise<boolean> {
     const reply = (text: string) => entry.channel.sendText(event.target, text).then(() => true);
-    switch (command) {
-      case 'status':
-        return reply(this.statusText(repo));
-      case 'cancel':
-        return reply(
-          repo.cancel() ? `${repo.repo.name}: interrupted (Ctrl-C sent)` : `${repo.repo.name}: not running`,
-        );
-      case 'restart':
-        await repo.stop('restarted from chat');
-        return reply(
-          `${repo.repo.name}: stopped; the next message starts ${repo.repo.agent.displayName} again`,
-        );
-      case 'select': {
-        const mapped = this.settings.repos.filter((r) =>
-          (r.chats[entry.channel.name] ?? []).includes(event.target.chatId),
-        );
-        const chosen = mapped.find((r) => r.name === args.trim());
-        if (!chosen) return reply(`Usage: /select <repo> — one of: ${mapped.map((r) => r.name).join(', ')}`);
-        this.options.store.channels.setState(
-          entry.channel.name,
-          `${SELECTED}:${event.target.chatId}`,
-          chosen.name,
-        );
-        return reply(`Messages here now go to ${chosen.name} (${chosen.agent.displayName})`);
-      }
-      case 'help':
-        return reply(HELP);
-      default:
-        return false; // /sessions, /switch, /approvals: the relay's chat commands
+    const routed = await this.sessionFor(entry, event.target);
+    if (!routed) return false;
+    const { store } = this.options;
+    const saved = await saveUploads(
+      event.files,
+      uploadsDir(store.dir, routed.session.repo.name),
+      event.caption,
+    );
+    if (!saved.ok) {
+      store.audit.record('UPLOAD_REFUSED', {
+        channel: entry.channel.name,
+        user: event.from.id,
+        repo: routed.session.repo.name,
+        reason: saved.reason,
+      });
+      return reply(`Not passed to the agent: ${saved.reason}`);
     }
+    try {
+      await this.deliver(entry, event.target, routed, saved.input);
+    } catch (error) {
+      return reply(`${routed.parent.repo.name}: could not start the agent: ${(error as Error).message}`);
+    }
+    return true;
   }
 
-  private statusText(repo: RepoSession): string {
-    const waiting = repo.sessionId ? this.options.store.prompts.open(repo.sessionId).length : 0;
-    const idle = Math.round(repo.idleForMs() / 1000);
-    return `${repo.repo.name} · ${repo.repo.agent.displayName} · ${repo.state} · idle ${idle} s · ${waiting} prompt(s) waiting · ${repo.repo.dir}`;
-  }
-
-  /** Every chat mapped to the repository gets the text; one failing channel never stops the others. */
-  private async broadcast(repoName: string, text: string): Promise<void> {
-    const repo = this.definition(repoName);
-    if (!repo) return;
-    for (const entry of this.options.channels) {
-      for (const chatId of repo.chats[entry.channel.name] ?? []) {
-        const delivery = deliveryFor(text, this.settings.outputThreshold, this.options.clock.now());
-        const target = { chatId };
-        const sent =
-          delivery.kind === 'text'
-            ? entry.channel.sendText(target, delivery.text)
-            : entry.channel.sendFile(target, delivery.fileName, delivery.data, repoName);
-        await sent.catch((error: unknown) =>
-          this.options.log(
-            `${entry.channel.name}: could not deliver output of ${repoName}: ${(error as Error).message}`,
+  private async onPanelButton(
+    entry: DaemonChannel,
+    event: Extract<InboundEvent, { type: 'button' }>,
+  ): Promise<boolean> {
+    const request = ControlPanel.parseButton(event.data);
+    if (!request) return false;
+    const repo = this.repos.get(request.repo);
+    if (!repo) {
+      await event.acknowledge(`No project ${request.repo} here.`);
+      return true;
+    }
+    this.options.store.audit.record('THREAD_SESSION', {
+      action: `panel ${request.action}`,
+      repo: request.repo,
+      decided_by: `${entry.channel.name}:${event.from.id}`,
+    });
+    if (request.action === 'stop') {
+      await event.acknowledge(`Stopping ${request.repo}…`);
+      await repo.stop(`stopped from the control panel by ${event.from.name}`, true);
+    } else {
+      await event.acknowledge(`Starting ${request.repo}…`);
+      await repo
+        .start()
+        .catch((error: unknown) =>
+          this.say(
+            entry.channel.name,
+            event.target,
+            `${request.repo} could not start: ${(error as Error).message}`,
           ),
         );
-      }
     }
+    this.refreshPanels();
+    return true;
+  }
+
+  /** Says something in a chat directly (not tied to a session's messages). */
+  private async say(channel: string, target: ChatTarget, text: string): Promise<void> {
+    const entry = this.options.channels.find((c) => c.channel.name === channel);
+    await entry?.channel
+      .sendText(target, text)
+      .catch((error: unknown) => this.options.log(`${channel}: could not say: ${(error as Error).message}`));
   }
 }
-
-const HELP = [
-  'Messages go to the agent of the repository mapped to this chat. Bridge commands:',
-  '/status — agent, state, idle time, waiting prompts · /cancel — interrupt (Ctrl-C) · /restart — stop; the next message starts it',
-  '/select <repo> — choose the repository when several are mapped here · /sessions, /switch, /approvals — as usual',
-  "!skill args — runs the agent's own /skill · any other /command goes to the agent as typed",
-].join('\n');

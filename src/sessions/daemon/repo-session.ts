@@ -1,19 +1,24 @@
+import { mkdirSync } from 'node:fs';
 import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import { outputsDir } from '../../store/paths.js';
 import type { Store } from '../../store/store.js';
 import { AgentSession, BACKGROUND_SESSION } from '../agent-session.js';
 import type { LiveSessions } from '../live-sessions.js';
 
 export interface RepoDefinition {
+  /** The repository's name, or `<repo>#<thread id>` for a thread's session: the session's label. */
   name: string;
   dir: string;
   agent: AgentSpec;
   args: string[];
   /** Channels mapped to this repository, e.g. ['telegram', 'terminal']. */
   channels: string[];
+  /** Model and permission mode (`bypassPermissions` skips every prompt). */
+  launch?: Pick<LaunchOptions, 'model' | 'permissionMode' | 'skipPermissions'>;
 }
 
 export interface RepoSessionOptions {
@@ -31,10 +36,10 @@ export interface RepoSessionOptions {
     spec: AgentSpec,
     options: LaunchOptions,
   ) => Promise<{ command: string; args: string[]; found: boolean }>;
-  /** Clean output, batched: every channel of the repository gets it. */
-  onOutput: (text: string) => void;
-  /** Something every channel should hear (idle stop, crash). */
-  onNotice: (text: string) => void;
+  /** Told when the session starts or stops (the control panel shows it). */
+  onStateChange?: () => void;
+  /** Told when the session has something for its chats (a message, a notice), so relays look at once. */
+  onMessage?: () => void;
 }
 
 export type RepoState = 'stopped' | 'starting' | 'running';
@@ -72,6 +77,11 @@ export class RepoSession {
     return this.options.clock.now() - this.lastActivity;
   }
 
+  /** Starts the agent without a message (`startup: true`, the control panel's Start). */
+  async start(): Promise<void> {
+    await this.ensureStarted();
+  }
+
   /** Types a message into the agent, starting it first when needed. */
   async send(text: string): Promise<void> {
     const session = await this.ensureStarted();
@@ -98,6 +108,7 @@ export class RepoSession {
     const exit = await session.terminal.stop();
     this.batcher?.close();
     await session.finish(exit, 'terminated', { keepPrompts, reason });
+    this.options.onStateChange?.();
   }
 
   private ensureStarted(): Promise<AgentSession> {
@@ -117,9 +128,13 @@ export class RepoSession {
         ? store.sessions.lastAgentSessionId(repo.name, repo.agent.id)
         : null;
     const launch = await this.options.resolve(repo.agent, {
+      ...repo.launch,
       extraArgs: repo.args,
       ...(previous ? { resume: previous } : {}),
     });
+    // The agent writes files for the chat here and names them with [ATTACH: name].
+    const outputs = outputsDir(store.dir, repo.name);
+    mkdirSync(outputs, { recursive: true, mode: 0o700 });
     if (!launch.found)
       throw new Error(`${repo.agent.displayName} is not installed: ${repo.agent.installHint}`);
     const session = await AgentSession.start({
@@ -128,6 +143,7 @@ export class RepoSession {
       args: launch.args,
       cwd: repo.dir,
       ...BACKGROUND_SESSION,
+      env: { ...BACKGROUND_SESSION.env, AGENT_BRIDGE_OUTPUTS: outputs },
       store,
       clock,
       approveFrom: repo.channels,
@@ -136,6 +152,7 @@ export class RepoSession {
     });
     this.attach(session);
     this.options.live?.add(session);
+    this.options.onStateChange?.();
     await session.whenReady();
     return session;
   }
@@ -146,13 +163,17 @@ export class RepoSession {
     this.batcher = new OutputBatcher({
       clock,
       threshold: outputThreshold,
-      onFlush: (text) => this.options.onOutput(text),
+      onFlush: (text) => {
+        this.options.store.channels.addMessage(session.id, 'message', text);
+        this.options.onMessage?.();
+      },
     });
     // Agents with hooks say what they mean (Claude's Stop message); others are read off the screen.
     this.extractor =
       this.repo.agent.hooks && this.options.hooks ? null : new OutputExtractor(session.terminal.screen);
     session.on((event) => {
       if (event.type === 'output') this.touch();
+      if (event.type === 'message') this.options.onMessage?.();
     });
     session.terminal.screen.onSettled(() => {
       const text = this.extractor?.take();
@@ -164,9 +185,11 @@ export class RepoSession {
       this.idleTimer?.cancel();
       this.batcher?.close();
       await session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed');
-      this.options.onNotice(
+      this.notice(
+        session,
         `${this.repo.name}: ${this.repo.agent.displayName} exited (${exit.exitCode ?? exit.signal}); the next message starts it again`,
       );
+      this.options.onStateChange?.();
     });
     this.touch();
   }
@@ -180,9 +203,16 @@ export class RepoSession {
   private async onIdle(): Promise<void> {
     if (!this.session) return;
     const minutes = Math.round(this.options.idleTimeoutMs / 60_000);
-    this.options.onNotice(
+    this.notice(
+      this.session,
       `${this.repo.name}: ${this.repo.agent.displayName} stopped after ${minutes} min idle; the next message starts it again`,
     );
     await this.stop('idle timeout', true);
+  }
+
+  /** Every chat of the session hears it (through the store, like the agent's own messages). */
+  private notice(session: AgentSession, text: string): void {
+    this.options.store.channels.addMessage(session.id, 'notice', text);
+    this.options.onMessage?.();
   }
 }

@@ -14,7 +14,11 @@ export type AuditEventName =
   | 'PROMPT_RESOLVED_LOCALLY'
   | 'PROMPT_FAILED'
   | 'UNAUTHORIZED'
-  | 'HOOK_RECEIVED';
+  | 'HOOK_RECEIVED'
+  | 'ATTACHMENT_REFUSED'
+  | 'UPLOAD_REFUSED'
+  | 'THREAD_SESSION'
+  | 'WORKTREE';
 
 export interface AuditEntry {
   seq: number;

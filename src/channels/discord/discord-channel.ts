@@ -1,0 +1,345 @@
+import type {
+  ButtonInteraction,
+  Client,
+  Interaction,
+  Message,
+  ModalSubmitInteraction,
+  SendableChannels,
+} from 'discord.js';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { splitMessage } from '../../core/split-text.js';
+import type {
+  Channel,
+  ChatTarget,
+  InboundEvent,
+  MessageRef,
+  PanelButton,
+  PromptOutcome,
+  PromptView,
+} from '../contract.js';
+import { fetchCapped } from '../download.js';
+import {
+  DISCORD_MESSAGE_LIMIT,
+  outcomeContent,
+  promptComponents,
+  promptContent,
+  STYLE,
+} from './prompt-message.js';
+
+export interface DiscordOptions {
+  token: string;
+  /** Another REST root (a test's fake), e.g. `http://127.0.0.1:PORT/api`; the gateway address comes from it. */
+  restApi?: string;
+  clock?: Clock;
+  /** Which chats the bot listens to (`direct`: a DM); others are ignored. A thread counts as its parent. */
+  listensTo?: (target: ChatTarget, direct: boolean) => boolean;
+  /** Told when the gateway connection came back, so prompts can be re-delivered. */
+  onReconnect?: () => void;
+  /** Told about connection trouble (one line, no secrets). */
+  onError?: (message: string) => void;
+}
+
+export class DiscordAuthError extends Error {
+  override name = 'DiscordAuthError';
+}
+
+/** Discord wants an answer to a button within 3 s: acknowledge silently if nothing else did by then. */
+const ACK_DEADLINE_MS = 2_500;
+const MODAL_PREFIX = 'answer:';
+
+/**
+ * Discord through discord.js: the gateway for messages, buttons and thread changes; REST (with the library's
+ * rate-limit queue, which honours 429s and their headers) for sending. A thread is a target's `threadId`
+ * under its parent channel's `chatId`; messages go to the thread when there is one.
+ */
+export class DiscordChannel implements Channel {
+  readonly name = 'discord';
+  readonly textLimit = DISCORD_MESSAGE_LIMIT;
+  private client: Client | null = null;
+  private readonly clock: Clock;
+  private disconnected = false;
+
+  constructor(private readonly options: DiscordOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async start(onInbound: (event: InboundEvent) => void): Promise<void> {
+    const { Client, Events, GatewayIntentBits, Partials } = await import('discord.js');
+    const client = new Client({
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.DirectMessages,
+        GatewayIntentBits.MessageContent,
+      ],
+      partials: [Partials.Channel, Partials.Message],
+      rest: { ...(this.options.restApi ? { api: this.options.restApi } : {}), timeout: 15_000 },
+      waitGuildTimeout: 1_000,
+      allowedMentions: { parse: [] },
+    });
+    client.on(Events.MessageCreate, (message) => this.onMessage(message, onInbound));
+    client.on(Events.InteractionCreate, (interaction) => this.onInteraction(interaction, onInbound));
+    client.on(Events.ThreadUpdate, (before, thread) => {
+      if (thread.archived && !before.archived && thread.parentId)
+        this.emitIfListened(onInbound, {
+          type: 'thread_closed',
+          target: { chatId: thread.parentId, threadId: thread.id },
+          reason: 'archived',
+        });
+    });
+    client.on(Events.ThreadDelete, (thread) => {
+      if (thread.parentId)
+        this.emitIfListened(onInbound, {
+          type: 'thread_closed',
+          target: { chatId: thread.parentId, threadId: thread.id },
+          reason: 'deleted',
+        });
+    });
+    client.on(Events.ShardDisconnect, () => void (this.disconnected = true));
+    client.on(Events.ShardReconnecting, () => void (this.disconnected = true));
+    const reconnected = () => {
+      if (!this.disconnected) return;
+      this.disconnected = false;
+      this.options.onReconnect?.();
+    };
+    client.on(Events.ShardResume, reconnected);
+    client.on(Events.ShardReady, reconnected);
+    client.on(Events.Error, (error) => this.options.onError?.(`discord: ${error.message.split('\n')[0]}`));
+    await this.login(client);
+    this.client = client;
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.destroy();
+  }
+
+  async sendText(target: ChatTarget, text: string): Promise<MessageRef> {
+    const channel = await this.channelOf(target);
+    let last: Message | null = null;
+    for (const piece of splitMessage(text || '(empty)', DISCORD_MESSAGE_LIMIT)) {
+      last = await channel.send({ content: piece, allowedMentions: { parse: [] } });
+    }
+    return { ...target, messageId: last!.id };
+  }
+
+  async sendFile(target: ChatTarget, fileName: string, data: Buffer, caption?: string): Promise<MessageRef> {
+    const channel = await this.channelOf(target);
+    const message = await channel.send({
+      ...(caption ? { content: caption.slice(0, DISCORD_MESSAGE_LIMIT) } : {}),
+      files: [{ attachment: data, name: fileName }],
+      allowedMentions: { parse: [] },
+    });
+    return { ...target, messageId: message.id };
+  }
+
+  async sendPrompt(target: ChatTarget, prompt: PromptView): Promise<MessageRef> {
+    const channel = await this.channelOf(target);
+    const message = await channel.send({
+      content: promptContent(prompt),
+      components: promptComponents(prompt),
+      allowedMentions: { parse: [] },
+    });
+    return { ...target, messageId: message.id };
+  }
+
+  async showOutcome(ref: MessageRef, prompt: PromptView, outcome: PromptOutcome): Promise<void> {
+    const channel = await this.channelOf(ref);
+    await channel.messages.edit(ref.messageId, {
+      content: outcomeContent(prompt, outcome).slice(0, DISCORD_MESSAGE_LIMIT),
+      components: [],
+      allowedMentions: { parse: [] },
+    });
+  }
+
+  async editText(ref: MessageRef, text: string): Promise<void> {
+    const channel = await this.channelOf(ref);
+    await channel.messages.edit(ref.messageId, { content: text.slice(0, DISCORD_MESSAGE_LIMIT) });
+  }
+
+  async sendPanel(
+    target: ChatTarget,
+    text: string,
+    buttons: PanelButton[][],
+    ref?: MessageRef,
+  ): Promise<MessageRef> {
+    const channel = await this.channelOf(target);
+    const content = text.slice(0, DISCORD_MESSAGE_LIMIT);
+    const components = buttons.slice(0, 5).map((row) => ({
+      type: 1 as const,
+      components: row.slice(0, 5).map((b) => ({
+        type: 2 as const,
+        style: STYLE[b.style ?? 'secondary'],
+        label: b.label.slice(0, 80),
+        custom_id: b.data.slice(0, 100),
+      })),
+    }));
+    if (ref) {
+      const edited = await channel.messages.edit(ref.messageId, { content, components }).catch(() => null);
+      if (edited) return ref;
+    }
+    const message = await channel.send({ content, components, allowedMentions: { parse: [] } });
+    return { ...target, messageId: message.id };
+  }
+
+  private async login(client: Client): Promise<void> {
+    const ready = new Promise<void>((resolve) => client.once('clientReady' as 'ready', () => resolve()));
+    try {
+      await client.login(this.options.token);
+      await ready;
+    } catch (error) {
+      await client.destroy().catch(() => undefined);
+      const message = (error as Error).message;
+      if (/token|401|unauthori[sz]ed/i.test(message))
+        throw new DiscordAuthError('discord refused the bot token: check channels.discord.token');
+      throw new Error(`discord: cannot connect: ${message.split('\n')[0]}`);
+    }
+  }
+
+  private async channelOf(
+    target: ChatTarget,
+  ): Promise<SendableChannels & { messages: Message['channel']['messages'] }> {
+    const client = this.client;
+    if (!client) throw new Error('discord channel is not started');
+    const id = target.threadId ?? target.chatId;
+    const channel = client.channels.cache.get(id) ?? (await client.channels.fetch(id));
+    if (!channel?.isSendable() || !('messages' in channel))
+      throw new Error(`discord: cannot send to channel ${id}`);
+    return channel as SendableChannels & { messages: Message['channel']['messages'] };
+  }
+
+  private emitIfListened(
+    onInbound: (event: InboundEvent) => void,
+    event: InboundEvent,
+    direct = false,
+  ): void {
+    if (this.options.listensTo && !this.options.listensTo(event.target, direct)) return;
+    onInbound(event);
+  }
+
+  private onMessage(message: Message, onInbound: (event: InboundEvent) => void): void {
+    if (message.author.bot || message.system) return; // ourselves, other bots, joins and pins
+    const target = targetOf(message.channel);
+    const from = { id: message.author.id, name: message.author.username };
+    const files = [...message.attachments.values()].map((attachment) => ({
+      fileName: attachment.name,
+      size: attachment.size,
+      download: (maxBytes: number) => {
+        if (attachment.size > maxBytes)
+          return Promise.reject(
+            new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`),
+          );
+        return fetchCapped(attachment.url, maxBytes);
+      },
+    }));
+    const direct = message.channel.isDMBased();
+    if (files.length > 0) {
+      this.emitIfListened(
+        onInbound,
+        {
+          type: 'files',
+          target,
+          from,
+          files,
+          ...(message.content ? { caption: message.content } : {}),
+        },
+        direct,
+      );
+      return;
+    }
+    if (!message.content) return;
+    const replyTo = message.reference?.messageId;
+    this.emitIfListened(
+      onInbound,
+      {
+        type: 'text',
+        target,
+        from,
+        text: message.content,
+        messageId: message.id,
+        ...(replyTo ? { replyTo: { ...target, messageId: replyTo } } : {}),
+      },
+      direct,
+    );
+  }
+
+  private onInteraction(interaction: Interaction, onInbound: (event: InboundEvent) => void): void {
+    if (interaction.isButton()) this.onButton(interaction, onInbound);
+    else if (interaction.isModalSubmit()) this.onModal(interaction, onInbound);
+  }
+
+  private onButton(interaction: ButtonInteraction, onInbound: (event: InboundEvent) => void): void {
+    const target = targetOf(interaction.channel);
+    const deadline = this.clock.after(
+      ACK_DEADLINE_MS,
+      () => void interaction.deferUpdate().catch(() => undefined),
+    );
+    const answered = () => {
+      deadline.cancel();
+      return !interaction.replied && !interaction.deferred;
+    };
+    this.emitIfListened(onInbound, {
+      type: 'button',
+      target,
+      from: { id: interaction.user.id, name: interaction.user.username },
+      data: interaction.customId,
+      message: { ...target, messageId: interaction.message.id },
+      acknowledge: async (text) => {
+        if (!answered()) return;
+        await (
+          text
+            ? interaction.reply({ content: text.slice(0, 2_000), flags: 64 }) // 64: only the presser sees it
+            : interaction.deferUpdate()
+        ).catch((error: unknown) =>
+          this.options.onError?.(`discord: acknowledge: ${(error as Error).message}`),
+        );
+      },
+      askForText: async (title) => {
+        if (!answered()) return;
+        await interaction.showModal({
+          custom_id: `${MODAL_PREFIX}${interaction.message.id}`,
+          title: title.slice(0, 45),
+          components: [
+            {
+              type: 1,
+              components: [
+                {
+                  type: 4,
+                  custom_id: 'text',
+                  label: 'Your answer',
+                  style: 2,
+                  required: true,
+                  max_length: 4_000,
+                },
+              ],
+            },
+          ],
+        });
+      },
+    });
+  }
+
+  /** A form's words arrive as a reply to the prompt's message, the way a typed reply would. */
+  private onModal(interaction: ModalSubmitInteraction, onInbound: (event: InboundEvent) => void): void {
+    if (!interaction.customId.startsWith(MODAL_PREFIX)) return;
+    const target = targetOf(interaction.channel);
+    const text = interaction.fields.getTextInputValue('text');
+    void interaction.deferUpdate().catch(() => undefined);
+    this.emitIfListened(onInbound, {
+      type: 'text',
+      target,
+      from: { id: interaction.user.id, name: interaction.user.username },
+      text,
+      messageId: interaction.id,
+      replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
+    });
+  }
+}
+
+/** A thread is addressed under its parent channel; everything else by its own id. */
+function targetOf(channel: { id: string; isThread(): boolean; parentId?: string | null } | null): ChatTarget {
+  if (!channel) return { chatId: '' };
+  if (channel.isThread() && channel.parentId) return { chatId: channel.parentId, threadId: channel.id };
+  return { chatId: channel.id };
+}

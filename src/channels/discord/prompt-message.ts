@@ -1,0 +1,150 @@
+import { encodeButton, type ButtonValue } from '../callback-data.js';
+import type { PromptOutcome, PromptView } from '../contract.js';
+import { KIND_TITLES } from '../view-types.js';
+
+/**
+ * How a prompt reads on Discord: markdown, a relative expiry time (`<t:…:R>`), and buttons in action rows
+ * (Discord allows 5 rows of 5). Permission → Allow / Allow for this session / Deny / Other…; a question →
+ * one button per option and Other…; a plan → Approve / Reject; yes/no, menus and "possibly waiting" likewise.
+ */
+
+export const DISCORD_MESSAGE_LIMIT = 2_000;
+const MAX_DETAIL = 1_400;
+const MAX_ROWS = 5;
+const PER_ROW = 5;
+
+/** Discord's button styles (discord-api-types ButtonStyle), kept here so this module stays plain data. */
+export const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
+
+export interface DiscordButton {
+  type: 2;
+  style: number;
+  label: string;
+  custom_id: string;
+}
+
+export interface DiscordActionRow {
+  type: 1;
+  components: DiscordButton[];
+}
+
+export function promptContent(prompt: PromptView): string {
+  const { origin } = prompt;
+  const detail = prompt.detail || prompt.excerpt;
+  const shown = detail.length > MAX_DETAIL ? detail.slice(0, MAX_DETAIL) + '\n…' : detail;
+  const lines = [
+    `🔔 **${KIND_TITLES[prompt.kind]}** · ${origin.agent} · ${origin.label} · ${origin.host}`,
+    codeBlock(shown),
+  ];
+  const described = prompt.choices.filter((c) => c.description);
+  if (prompt.kind === 'question' && described.length > 0)
+    lines.push(described.map((c) => `• **${c.label}**: ${c.description}`).join('\n'));
+  if (prompt.kind === 'free_text') lines.push('Press **Answer…** or reply to this message with your answer.');
+  if (prompt.kind === 'unknown')
+    lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
+  const fallback = prompt.safeDefault ? `then: ${prompt.safeDefault}` : 'then nothing is typed';
+  const expires = Math.floor(prompt.expiresAt / 1000);
+  lines.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
+  return lines.join('\n');
+}
+
+export function promptComponents(prompt: PromptView): DiscordActionRow[] {
+  const button = (label: string, value: ButtonValue, style: number = STYLE.primary): DiscordButton => ({
+    type: 2,
+    style,
+    label: shorten(label, 80),
+    custom_id: encodeButton(prompt.promptId, prompt.sessionId, prompt.nonce, value),
+  });
+  const other = (label = 'Other…') => button(label, 'o', STYLE.secondary);
+  const typed = prompt.textChoice !== null;
+  const kindRow = (): DiscordButton[] | null => {
+    switch (prompt.kind) {
+      case 'permission':
+        return [
+          button('Allow', 'y', STYLE.success),
+          ...(prompt.allowForSessionChoice ? [button('Allow for this session', 's')] : []),
+          button('Deny', 'n', STYLE.danger),
+          ...(typed ? [other()] : []),
+        ];
+      case 'plan':
+        return [
+          button('Approve', 'y', STYLE.success),
+          button('Reject', 'n', STYLE.danger),
+          ...(typed ? [other('Reject with feedback…')] : []),
+        ];
+      case 'unknown':
+        return [
+          button('⏎ Send Enter', 'e', STYLE.secondary),
+          button('✖ Cancel', 'c', STYLE.secondary),
+          button('📄 Show more', 'm', STYLE.secondary),
+          other('Answer…'),
+        ];
+      case 'free_text':
+        return [other('Answer…')];
+      case 'yes_no':
+        return prompt.choices.length
+          ? null
+          : [button('Yes', 'y', STYLE.success), button('No', 'n', STYLE.danger)];
+      case 'confirm_enter':
+        return prompt.choices.length ? null : [button('⏎ Press Enter', 'e')];
+      default:
+        return null;
+    }
+  };
+  const choiceRows = (): DiscordButton[][] => {
+    const buttons = prompt.choices
+      .filter((c) => c.number !== prompt.textChoice)
+      .map((c) => button(`${c.number}. ${c.label}`, `${c.number}` as ButtonValue));
+    const rows: DiscordButton[][] = [];
+    for (let i = 0; i < buttons.length; i += PER_ROW) rows.push(buttons.slice(i, i + PER_ROW));
+    if (typed) rows.push([other()]);
+    return rows;
+  };
+  const own = kindRow();
+  const rows = own ? [own] : choiceRows();
+  const defaultApplies = prompt.kind !== 'permission' && prompt.kind !== 'plan' && prompt.kind !== 'unknown';
+  if (prompt.safeDefault && defaultApplies)
+    rows.push([button(`Use default (${shorten(prompt.safeDefault, 40)})`, 'd', STYLE.secondary)]);
+  return toRows(rows);
+}
+
+export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): string {
+  const who = outcome.decidedBy ? describeWho(outcome.decidedBy) : 'someone';
+  const line = (() => {
+    switch (outcome.status) {
+      case 'resolved':
+        return outcome.decidedBy === 'terminal:local'
+          ? '⌨️ Answered at the terminal'
+          : `✅ **${outcome.answer ?? 'answered'}** by ${who}`;
+      case 'expired':
+        return `⌛ Expired${outcome.answer ? `: applied the default, **${outcome.answer}**` : ': nothing was typed'}`;
+      case 'canceled':
+        return `✖ Cancelled by ${who}`;
+      case 'failed':
+        return `⚠️ Not delivered: ${outcome.note ?? 'the session ended'}`;
+    }
+  })();
+  return `${promptContent(prompt).split('\n').slice(0, -1).join('\n')}\n${line}`;
+}
+
+/** `discord:123` shows as a mention, so people see a name. */
+function describeWho(decidedBy: string): string {
+  if (decidedBy === 'auto:timeout') return 'timeout';
+  const discord = /^discord:(\d+)$/.exec(decidedBy);
+  return discord ? `<@${discord[1]}>` : decidedBy;
+}
+
+export function codeBlock(text: string): string {
+  return '```\n' + text.replace(/```/g, '`\u200b``') + '\n```';
+}
+
+function toRows(rows: DiscordButton[][]): DiscordActionRow[] {
+  return rows
+    .filter((row) => row.length > 0)
+    .slice(0, MAX_ROWS)
+    .map((row) => ({ type: 1, components: row.slice(0, PER_ROW) }));
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}

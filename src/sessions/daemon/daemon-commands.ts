@@ -1,0 +1,82 @@
+import type { Store } from '../../store/store.js';
+import type { DaemonRepo } from './daemon-types.js';
+import type { RepoSession } from './repo-session.js';
+import type { ThreadSessions } from './thread-sessions.js';
+
+export interface CommandContext {
+  /** The session of the chat (or thread) the command was typed in. */
+  session: RepoSession;
+  /** Repositories mapped to the chat. */
+  repos: DaemonRepo[];
+  store: Store;
+  threads: ThreadSessions;
+  /** Makes `name` the repository plain messages in this chat go to. */
+  select: (name: string) => void;
+}
+
+/**
+ * The daemon's bridge commands (seed 000): /status, /cancel, /restart, /select, /help, and /worktrees.
+ * Null for the others (/sessions, /switch, /approvals): the relay's chat commands answer those.
+ */
+export async function bridgeCommand(
+  command: string,
+  args: string,
+  ctx: CommandContext,
+): Promise<string | null> {
+  const { session } = ctx;
+  switch (command) {
+    case 'status':
+      return statusText(session, ctx.store);
+    case 'cancel':
+      return session.cancel()
+        ? `${session.repo.name}: interrupted (Ctrl-C sent)`
+        : `${session.repo.name}: not running`;
+    case 'restart':
+      await session.stop('restarted from chat');
+      return `${session.repo.name}: stopped; the next message starts ${session.repo.agent.displayName} again`;
+    case 'select': {
+      const chosen = ctx.repos.find((r) => r.name === args.trim());
+      if (!chosen) return `Usage: /select <repo> — one of: ${ctx.repos.map((r) => r.name).join(', ')}`;
+      ctx.select(chosen.name);
+      return `Messages here now go to ${chosen.name} (${chosen.agent.displayName})`;
+    }
+    case 'worktrees':
+      return worktreesText(ctx);
+    case 'help':
+      return HELP;
+    default:
+      return null;
+  }
+}
+
+function statusText(repo: RepoSession, store: Store): string {
+  const waiting = repo.sessionId ? store.prompts.open(repo.sessionId).length : 0;
+  const idle = Math.round(repo.idleForMs() / 1000);
+  return `${repo.repo.name} · ${repo.repo.agent.displayName} · ${repo.state} · idle ${idle} s · ${waiting} prompt(s) waiting · ${repo.repo.dir}`;
+}
+
+async function worktreesText(ctx: CommandContext): Promise<string> {
+  const lines: string[] = [];
+  for (const repo of ctx.repos) {
+    for (const view of await ctx.threads.list(repo.name)) {
+      if (!view.worktree) continue;
+      const tree = view.worktree;
+      const changes = !tree.exists
+        ? 'missing'
+        : tree.dirty
+          ? `${tree.changes} uncommitted change(s)`
+          : 'clean';
+      lines.push(
+        `🌿 ${repo.name} · thread ${view.record.threadId} · ${tree.branch ?? '?'} · ${view.state} · ${changes} · ${view.record.worktreePath}`,
+      );
+    }
+  }
+  return lines.length > 0 ? lines.join('\n') : 'No thread worktrees.';
+}
+
+const HELP = [
+  'Messages go to the agent of the repository mapped to this chat; a thread gets a session of its own. Bridge commands:',
+  '/status — agent, state, idle time, waiting prompts · /cancel — interrupt (Ctrl-C) · /restart — stop; the next message starts it',
+  '/select <repo> — choose the repository when several are mapped here · /worktrees — thread worktrees, branches and changes',
+  "/sessions, /switch, /approvals — as usual · !skill args — runs the agent's own /skill · any other /command goes to the agent as typed",
+].join('\n');

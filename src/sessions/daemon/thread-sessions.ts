@@ -1,0 +1,312 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ChatTarget } from '../../channels/contract.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { findThreadEntry, threadSettings } from '../../config/thread-settings.js';
+import type { ThreadEntry } from '../../config/schema.js';
+import type { Store } from '../../store/store.js';
+import type { ThreadRecord } from '../../store/thread-store.js';
+import { runGit } from '../worktrees/git-command.js';
+import { GitWorktrees } from '../worktrees/git-worktrees.js';
+import type { DaemonRepo } from './daemon-types.js';
+import type { RepoDefinition, RepoSession } from './repo-session.js';
+
+/** How often worktrees are checked for removal from outside. */
+const WORKTREE_CHECK_MS = 60_000;
+
+export interface ThreadSessionsOptions {
+  store: Store;
+  clock: Clock;
+  log: (line: string) => void;
+  makeSession: (definition: RepoDefinition) => RepoSession;
+  /** Says something in a chat (a thread, or its parent when the thread is closed). */
+  notify: (channel: string, target: ChatTarget, text: string) => Promise<void>;
+  /** Writes a thread created in chat into the config file (keeping its comments). */
+  saveThread?: (repo: string, entry: ThreadEntry) => void;
+}
+
+export interface ThreadView {
+  record: ThreadRecord;
+  state: string;
+  worktree: { exists: boolean; dirty: boolean; changes: number; branch: string | null } | null;
+}
+
+/**
+ * Seed 001's threads: each chat thread under a mapped channel runs its own session of the same repository,
+ * with settings merged from the thread's entry, the project's thread defaults and the project, and
+ * optionally in a git worktree of its own. Thread ↔ session ↔ worktree is kept in the store, so a restart
+ * finds them again; closing the thread stops its session and removes a clean worktree.
+ */
+export class ThreadSessions {
+  private readonly sessions = new Map<string, RepoSession>();
+  private timer: TimerHandle | null = null;
+
+  constructor(private readonly options: ThreadSessionsOptions) {}
+
+  /** The thread's session: the one running, else a new one (in a new worktree when isolated). */
+  async sessionFor(
+    channel: string,
+    target: ChatTarget & { threadId: string },
+    repo: DaemonRepo,
+  ): Promise<RepoSession> {
+    const key = keyOf(channel, target);
+    const running = this.sessions.get(key);
+    if (running) return running;
+    const { store } = this.options;
+    let record = store.threads.get(channel, target.chatId, target.threadId);
+    if (record?.worktreePath && !existsSync(record.worktreePath)) {
+      await this.worktreeGone(record);
+      throw new Error(`its worktree ${record.worktreePath} was removed outside agent-bridge`);
+    }
+    const entry = repo.config ? findThreadEntry(repo.config, channel, target.threadId) : undefined;
+    const settings = repo.config ? threadSettings(repo.config, entry) : null;
+    const label = `${repo.name}#${target.threadId}`;
+    let dir = settings ? path.resolve(repo.baseDir ?? repo.dir, expandHome(settings.dir)) : repo.dir;
+    let worktree: { path: string; branch: string | null } | null =
+      record?.worktreePath && record.state === 'active'
+        ? { path: record.worktreePath, branch: record.branch }
+        : null;
+    if (!worktree && settings?.isolation === 'worktree') {
+      const info = await new GitWorktrees(dir).add(`thread-${target.threadId}`);
+      worktree = { path: info.path, branch: info.branch };
+      store.audit.record('WORKTREE', {
+        action: 'added',
+        repo: repo.name,
+        thread: target.threadId,
+        path: info.path,
+      });
+    }
+    if (worktree) dir = worktree.path;
+    record = store.threads.upsert({
+      channel,
+      chatId: target.chatId,
+      threadId: target.threadId,
+      repo: repo.name,
+      label,
+      worktreePath: worktree?.path ?? null,
+      branch: worktree?.branch ?? null,
+      state: 'active',
+    });
+    if (!entry && repo.config && this.options.saveThread) {
+      try {
+        this.options.saveThread(repo.name, {
+          id: target.threadId,
+          channel: channel as NonNullable<ThreadEntry['channel']>,
+          chat: target.chatId,
+        });
+      } catch (error) {
+        this.options.log(
+          `could not save thread ${target.threadId} to the config: ${(error as Error).message}`,
+        );
+      }
+    }
+    const session = this.options.makeSession({
+      ...repo,
+      name: label,
+      dir,
+      launch: {
+        ...(settings?.model ? { model: settings.model } : {}),
+        ...(settings?.permission === 'bypassPermissions'
+          ? { skipPermissions: true }
+          : settings?.permission
+            ? { permissionMode: settings.permission }
+            : {}),
+      },
+      channels: [channel],
+    });
+    this.sessions.set(key, session);
+    this.options.store.audit.record('THREAD_SESSION', {
+      action: 'created',
+      repo: repo.name,
+      thread: target.threadId,
+      dir,
+    });
+    return session;
+  }
+
+  /** The chat of a thread session, by its label; null for sessions that are not a thread's. */
+  targetOf(label: string): { channel: string; target: ChatTarget } | null {
+    for (const record of this.options.store.threads.list()) {
+      if (record.label === label && record.state === 'active')
+        return { channel: record.channel, target: { chatId: record.chatId, threadId: record.threadId } };
+    }
+    return null;
+  }
+
+  /**
+   * The thread was archived or deleted: its session stops, and its worktree goes unless it holds uncommitted
+   * changes (then it is kept, and the parent channel is told where).
+   */
+  async close(channel: string, target: ChatTarget & { threadId: string }, reason: string): Promise<boolean> {
+    const { store } = this.options;
+    const key = keyOf(channel, target);
+    const record = store.threads.get(channel, target.chatId, target.threadId);
+    const session = this.sessions.get(key);
+    this.sessions.delete(key);
+    await session?.stop(`thread ${reason}`, false);
+    if (!record || record.state !== 'active') return session !== undefined;
+    let state: ThreadRecord['state'] = 'closed';
+    if (record.worktreePath && existsSync(record.worktreePath)) {
+      const repoDir = await mainCheckout(record.worktreePath);
+      const removed = await new GitWorktrees(repoDir).remove(record.worktreePath);
+      if (removed.removed) {
+        store.audit.record('WORKTREE', {
+          action: 'removed',
+          repo: record.repo,
+          thread: record.threadId,
+          path: record.worktreePath,
+        });
+      } else {
+        state = 'kept';
+        store.audit.record('WORKTREE', {
+          action: 'kept',
+          repo: record.repo,
+          thread: record.threadId,
+          path: record.worktreePath,
+          reason: removed.reason,
+        });
+        await this.options.notify(
+          channel,
+          { chatId: target.chatId },
+          `⚠️ Thread ${target.threadId} was ${reason}; its worktree ${record.worktreePath} (branch ${record.branch ?? '?'}) has uncommitted changes, so it was kept. Remove it yourself with: git worktree remove --force ${record.worktreePath}`,
+        );
+      }
+    }
+    store.threads.setState(channel, target.chatId, target.threadId, state);
+    store.audit.record('THREAD_SESSION', {
+      action: reason,
+      repo: record.repo,
+      thread: record.threadId,
+      worktree: state,
+    });
+    return true;
+  }
+
+  /**
+   * At start: active threads get their sessions back lazily (the next message resumes the agent's own
+   * conversation there); worktrees removed meanwhile are reported to their threads; worktrees of ours that
+   * no thread knows are reported; `startup: true` threads start now. Returns lines for the log.
+   */
+  async recover(repos: DaemonRepo[]): Promise<string[]> {
+    const lines: string[] = [];
+    const { store } = this.options;
+    for (const record of store.threads.list().filter((r) => r.state === 'active')) {
+      if (record.worktreePath && !existsSync(record.worktreePath)) {
+        await this.worktreeGone(record);
+        lines.push(`thread ${record.threadId}: its worktree ${record.worktreePath} was removed`);
+      }
+    }
+    for (const repo of repos) {
+      if (!(await GitWorktrees.isRepository(repo.dir).catch(() => false))) continue;
+      const known = store.threads.list(repo.name).flatMap((r) => (r.worktreePath ? [r.worktreePath] : []));
+      for (const orphan of await new GitWorktrees(repo.dir).orphans(known).catch(() => [])) {
+        lines.push(
+          `${repo.name}: worktree ${orphan.path} (branch ${orphan.branch ?? '?'}) belongs to no thread`,
+        );
+      }
+      for (const entry of repo.config?.threads ?? []) {
+        if (!entry.startup || !entry.chat) continue;
+        const channel = entry.channel ?? 'discord';
+        const target = { chatId: String(entry.chat), threadId: String(entry.id) };
+        try {
+          await (await this.sessionFor(channel, target, repo)).start();
+          lines.push(`${repo.name}: started thread ${entry.id} (startup)`);
+        } catch (error) {
+          lines.push(`${repo.name}: thread ${entry.id} could not start: ${(error as Error).message}`);
+        }
+      }
+    }
+    this.schedule();
+    return lines;
+  }
+
+  /** Threads with sessions, newest first, with their worktrees' state (`/worktrees`, the control panel). */
+  async list(repo?: string): Promise<ThreadView[]> {
+    const views: ThreadView[] = [];
+    for (const record of this.options.store.threads.list(repo)) {
+      if (record.state === 'closed') continue;
+      const session = this.sessions.get(
+        keyOf(record.channel, { chatId: record.chatId, threadId: record.threadId }),
+      );
+      let worktree: ThreadView['worktree'] = null;
+      if (record.worktreePath) {
+        const exists = existsSync(record.worktreePath);
+        const status = exists
+          ? await new GitWorktrees(await mainCheckout(record.worktreePath))
+              .status(record.worktreePath)
+              .catch(() => null)
+          : null;
+        worktree = {
+          exists,
+          dirty: status?.dirty ?? false,
+          changes: status?.changes ?? 0,
+          branch: record.branch,
+        };
+      }
+      views.push({
+        record,
+        state: record.state === 'kept' ? 'kept' : (session?.state ?? 'stopped'),
+        worktree,
+      });
+    }
+    return views;
+  }
+
+  async stopAll(reason: string): Promise<void> {
+    this.timer?.cancel();
+    this.timer = null;
+    await Promise.all([...this.sessions.values()].map((s) => s.stop(reason, true).catch(() => undefined)));
+  }
+
+  private schedule(): void {
+    this.timer = this.options.clock.after(WORKTREE_CHECK_MS, () => {
+      void this.checkWorktrees().finally(() => this.schedule());
+    });
+  }
+
+  private async checkWorktrees(): Promise<void> {
+    for (const record of this.options.store.threads.list().filter((r) => r.state === 'active')) {
+      if (record.worktreePath && !existsSync(record.worktreePath)) await this.worktreeGone(record);
+    }
+  }
+
+  /** A worktree removed from outside: the session stops and the thread is asked to be archived. */
+  private async worktreeGone(record: ThreadRecord): Promise<void> {
+    const target = { chatId: record.chatId, threadId: record.threadId };
+    const session = this.sessions.get(keyOf(record.channel, target));
+    this.sessions.delete(keyOf(record.channel, target));
+    await session?.stop('worktree removed', false);
+    this.options.store.threads.setState(record.channel, record.chatId, record.threadId, 'closed');
+    this.options.store.audit.record('WORKTREE', {
+      action: 'removed outside',
+      repo: record.repo,
+      thread: record.threadId,
+      path: record.worktreePath,
+    });
+    await this.options
+      .notify(
+        record.channel,
+        target,
+        `⚠️ This thread's worktree ${record.worktreePath} was removed outside agent-bridge, so its session ended. Archive this thread; a new one gets a new worktree.`,
+      )
+      .catch(() => undefined);
+  }
+}
+
+function keyOf(channel: string, target: ChatTarget): string {
+  return `${channel}:${target.chatId}:${target.threadId ?? ''}`;
+}
+
+/** The main checkout a worktree belongs to (its `.git` file names it). */
+async function mainCheckout(worktree: string): Promise<string> {
+  const common = await runGit(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  return path.dirname(common.trim());
+}
+
+function expandHome(dir: string): string {
+  return dir === '~'
+    ? (process.env.HOME ?? dir)
+    : dir.startsWith('~/')
+      ? path.join(process.env.HOME ?? '', dir.slice(2))
+      : dir;
+}
