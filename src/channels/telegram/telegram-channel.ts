@@ -265,7 +265,12 @@ export class TelegramChannel implements Channel {
 
 function targetOf(ctx: Context): ChatTarget {
   const chatId = String(ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id ?? '');
-  const thread = ctx.message?.message_thread_id ?? ctx.callbackQuery?.message?.message_thread_id;
+  // Only forum topics are threads: in other groups message_thread_id marks a chain of replies.
+  const message = ctx.message ?? ctx.callbackQuery?.message;
+  const thread =
+    message && 'is_topic_message' in message && message.is_topic_message
+      ? message.message_thread_id
+      : undefined;
   return thread !== undefined ? { chatId, threadId: String(thread) } : { chatId };
 }
 

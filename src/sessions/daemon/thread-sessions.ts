@@ -165,6 +165,7 @@ export class ThreadSessions {
           path: record.worktreePath,
           reason: removed.reason,
         });
+        store.threads.setState(channel, target.chatId, target.threadId, state);
         await this.options.notify(
           channel,
           { chatId: target.chatId },

@@ -2,6 +2,7 @@
 # A scripted fake agent for daemon tests: answers each line it reads, like a minimal chat agent.
 #   LONG      prints 3,000 characters (more than the 1,500 threshold: arrives as a file)
 #   SLEEP     works for a long time (so /cancel can interrupt it)
+#   PWD       says which folder it runs in (a thread's worktree)
 #   anything  answered as "<name> got: <line>"
 name="${1:-agent}"
 trap 'echo "$name: interrupted"' INT
@@ -10,6 +11,7 @@ while IFS= read -r line; do
   case "$line" in
     LONG) printf '%.0sxxxxxxxxxx' $(seq 1 300); echo ;;
     SLEEP) sleep 100 & wait $! ;;
+    PWD) echo "$name in $(pwd)" ;;
     *) echo "$name got: $line" ;;
   esac
 done

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { decodeButton } from '../../src/channels/callback-data.js';
+import {
+  outcomeContent,
+  promptComponents,
+  promptContent,
+} from '../../src/channels/discord/prompt-message.js';
+import type { PromptView } from '../../src/channels/view-types.js';
+import { splitMessage } from '../../src/core/split-text.js';
+
+function view(overrides: Partial<PromptView> = {}): PromptView {
+  return {
+    promptId: '0f1e2d3c-aaaa-bbbb-cccc-000000000001',
+    sessionId: '9a8b7c6d-aaaa-bbbb-cccc-000000000002',
+    nonce: 'abcdef0123456789abcdef0123456789',
+    kind: 'permission',
+    confidence: 'exact',
+    excerpt: 'Bash: touch x',
+    detail: 'Bash\n\ntouch x',
+    choices: [
+      { number: 1, label: 'Yes' },
+      { number: 2, label: "Yes, and don't ask again this session" },
+      { number: 3, label: 'No' },
+    ],
+    allowForSessionChoice: 2,
+    textChoice: 3,
+    safeDefault: '3. No',
+    expiresAt: 1_800_000_000_000,
+    origin: { host: 'box', agent: 'claude', label: 'proj', cwd: '/p' },
+    ...overrides,
+  };
+}
+
+const labels = (prompt: PromptView) =>
+  promptComponents(prompt).map((row) => row.components.map((b) => b.label));
+const values = (prompt: PromptView) =>
+  promptComponents(prompt).flatMap((row) => row.components.map((b) => decodeButton(b.custom_id)?.value));
+
+describe('Discord prompt messages', () => {
+  it('permission: Allow / Allow for this session / Deny / Other…, with the command in a code block', () => {
+    expect(labels(view())).toEqual([['Allow', 'Allow for this session', 'Deny', 'Other…']]);
+    expect(values(view())).toEqual(['y', 's', 'n', 'o']);
+    expect(promptContent(view())).toMatch(
+      /🔔 \*\*Permission\*\* · claude · proj · box\n```\nBash\n\ntouch x\n```/,
+    );
+    expect(promptContent(view())).toContain('expires <t:1800000000:R>, then: 3. No');
+    expect(labels(view({ allowForSessionChoice: null, textChoice: null }))).toEqual([['Allow', 'Deny']]);
+  });
+
+  it('question: one button per option, five to a row, and Other… for the typed answer', () => {
+    const choices = ['Red', 'Blue', 'Green', 'Cyan', 'Pink', 'Gray', 'Type something.'].map((label, i) => ({
+      number: i + 1,
+      label,
+      ...(i < 2 ? { description: `The color ${label.toLowerCase()}` } : {}),
+    }));
+    const question = view({
+      kind: 'question',
+      choices,
+      allowForSessionChoice: null,
+      textChoice: 7,
+      safeDefault: null,
+    });
+    expect(labels(question)).toEqual([
+      ['1. Red', '2. Blue', '3. Green', '4. Cyan', '5. Pink'],
+      ['6. Gray'],
+      ['Other…'],
+    ]);
+    expect(promptContent(question)).toContain('• **Red**: The color red');
+  });
+
+  it('plan: Approve / Reject (with feedback); yes/no; unknown gets the ambiguity buttons', () => {
+    const plan = view({
+      kind: 'plan',
+      choices: [
+        { number: 1, label: 'Yes' },
+        { number: 2, label: 'No' },
+      ],
+      allowForSessionChoice: null,
+      textChoice: 2,
+    });
+    expect(labels(plan)).toEqual([['Approve', 'Reject', 'Reject with feedback…']]);
+    expect(
+      labels(
+        view({
+          kind: 'yes_no',
+          choices: [],
+          allowForSessionChoice: null,
+          textChoice: null,
+          safeDefault: 'no',
+        }),
+      ),
+    ).toEqual([['Yes', 'No'], ['Use default (no)']]);
+    expect(
+      values(view({ kind: 'unknown', choices: [], allowForSessionChoice: null, textChoice: null })),
+    ).toEqual(['e', 'c', 'm', 'o']);
+  });
+
+  it('never more than 5 rows of 5 buttons, labels within 80 characters', () => {
+    const choices = Array.from({ length: 40 }, (_, i) => ({ number: i + 1, label: 'x'.repeat(100) }));
+    const rows = promptComponents(
+      view({ kind: 'multiple_choice', choices, textChoice: null, safeDefault: '1' }),
+    );
+    expect(rows.length).toBeLessThanOrEqual(5);
+    for (const row of rows) {
+      expect(row.components.length).toBeLessThanOrEqual(5);
+      for (const button of row.components) expect(button.label.length).toBeLessThanOrEqual(80);
+    }
+  });
+
+  it('the outcome removes the expiry line and says who chose what, as a mention', () => {
+    const text = outcomeContent(view(), {
+      status: 'resolved',
+      decidedBy: 'discord:42',
+      answer: '1. Yes',
+      note: null,
+    });
+    expect(text).toMatch(/✅ \*\*1\. Yes\*\* by <@42>$/);
+    expect(text).not.toContain('expires');
+  });
+});
+
+describe('splitting long messages', () => {
+  it('splits at line breaks within the limit', () => {
+    const text = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n');
+    const pieces = splitMessage(text, 2000);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(2000);
+    expect(pieces.join('\n')).toBe(text);
+  });
+
+  it('keeps code blocks intact: closed at the end of a piece, reopened with the language in the next', () => {
+    const code = Array.from({ length: 200 }, (_, i) => `const v${i} = ${i};`).join('\n');
+    const pieces = splitMessage(`Here:\n\`\`\`ts\n${code}\n\`\`\`\nDone.`, 2000);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) {
+      expect(piece.length).toBeLessThanOrEqual(2000);
+      expect((piece.match(/```/g) ?? []).length % 2).toBe(0);
+    }
+    expect(pieces[1]!.startsWith('```ts\n')).toBe(true);
+  });
+
+  it('cuts a single line longer than the limit', () => {
+    const pieces = splitMessage('x'.repeat(5000), 2000);
+    expect(pieces.join('')).toBe('x'.repeat(5000));
+    for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(2000);
+  });
+});
