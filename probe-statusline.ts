@@ -28,7 +28,7 @@ const env = { ...home.env };
 
 const settings = path.join(cwd, '..', 'probe-settings.json');
 writeFileSync(settings, process.env.NOSL ? '{}' : JSON.stringify({ statusLine: { type: 'command', command: '/tmp/probe/dump.sh' } }));
-const p = pty.spawn(claudeBinary(), ['--settings', settings], { cwd, env, cols: 120, rows: 40 });
+const p = pty.spawn(claudeBinary(), process.env.NOARG ? [] : ['--settings', settings], { cwd, env, cols: 120, rows: 40 });
 let out = '';
 p.onData((d: string) => (out += d));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,7 +38,7 @@ await sleep(300);
 p.write('\r');
 await sleep(6000);
 console.log(log.join('\n'));
-console.log(out.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').slice(-1500));
+console.log(out.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, ''));
 p.kill();
 await fake.close();
 proxy.close();

@@ -15,16 +15,16 @@ import type * as ClockModule from '../src/core/clock.js';
 import type * as SessionModule from '../src/sessions/agent-session.js';
 import type * as RelayModule from '../src/sessions/channel-relay.js';
 import type * as StoreModule from '../src/store/store.js';
-import type { FakeDiscord, FakeDiscordMessage, Json } from '../test/fakes/discord/server.js';
+import type { FakeDiscord, FakeDiscordMessage } from '../test/fakes/discord/server.js';
 import { connectDiscord } from '../test/fakes/discord/test-client.js';
+import { CHANNEL, OWNER } from '../test/support/discord-setup.js';
 import { importDist, sleep, waitUntil, wallNow } from './support.js';
 import { briefError, ChildClock, type BenchSession, type Host } from './telegram-runners.js';
 import { agentBridgeBin } from './util.js';
 
-/** The guild text channel prompts go to, the one the raw REST baseline sends to, and the person answering. */
-export const PROMPT_CHANNEL = '1400000000000000100';
+/** The guild text channel prompts go to (test/support's CHANNEL), and the one the baselines send to. */
+export const PROMPT_CHANNEL = CHANNEL;
 export const BASELINE_CHANNEL = '1400000000000000101';
-export const OWNER = '1400000000000000042';
 
 /**
  * Before the first prompt: the session's "started" notice goes first (Discord has no per-chat spacing in
@@ -55,27 +55,9 @@ done
 sleep "$3"
 `;
 
-/** `build-<label>-<n>?`, the prompt's token, from any text that shows it. */
+/** `build-<label>-<n>?`, the prompt's token: the last one in the text (the screen shows earlier ones too). */
 export function tokenIn(text: string): string | undefined {
-  return /build-\w+-\d+\?/.exec(text)?.[0];
-}
-
-export function hasButtons(message: FakeDiscordMessage): boolean {
-  return buttonsOf(message).length > 0;
-}
-
-function buttonsOf(message: FakeDiscordMessage): Json[] {
-  return message.components.flatMap((row) =>
-    Array.isArray(row['components']) ? (row['components'] as Json[]) : [],
-  );
-}
-
-/** The custom_id of the button labelled `label`. */
-export function customId(message: FakeDiscordMessage, label: string): string {
-  const button = buttonsOf(message).find((b) => b['label'] === label);
-  if (typeof button?.['custom_id'] !== 'string')
-    throw new Error(`no button "${label}" in ${JSON.stringify(buttonsOf(message).map((b) => b['label']))}`);
-  return button['custom_id'];
+  return [...text.matchAll(/build-\w+-\d+\?/g)].at(-1)?.[0];
 }
 
 /**
@@ -250,8 +232,11 @@ function probeChannel(channel: ContractModule.Channel, probes: Probes): void {
     });
 }
 
-/** Writes agent-bridge.yaml in the data folder: the fake bot, one allowed user, the prompt channel. */
-export function writeDiscordConfig(dataDir: string, fake: FakeDiscord): void {
+/**
+ * Writes agent-bridge.yaml in the data folder: the fake bot, one allowed user, the prompt channel as
+ * `channel_ids` (where `run --approve-from discord` sends; test/support's writeDiscordConfig maps a repository).
+ */
+export function writeRunConfig(dataDir: string, fake: FakeDiscord): void {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(
     path.join(dataDir, 'agent-bridge.yaml'),

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { daemonSessions } from './daemon-sessions.js';
 import { detectorThroughput } from './detector-throughput.js';
+import { discordLatency } from './discord-latency.js';
 import { relayThroughput } from './relay-throughput.js';
 import { promptLatency } from './prompt-latency.js';
 import { problemBlock, renderResult } from './report.js';
@@ -27,6 +28,7 @@ const registry: Benchmark[] = [
   detectorThroughput,
   promptLatency,
   telegramLatency,
+  discordLatency,
   daemonSessions,
   webTerminal,
 ];

@@ -252,6 +252,47 @@ function addServeCommands(program: Command): void {
       const { setupTelegramCommand } = await import('./commands/setup.js');
       await setupTelegramCommand(options);
     });
+  const repeat = (v: string, p: string[] | undefined) => [...(p ?? []), v];
+  setup
+    .command('discord')
+    .description('connect a Discord bot: checks the token, writes the config file (readable only by you)')
+    .option('--token <token>', 'the bot token from the Developer Portal (asked when missing)')
+    .option(
+      '--user <id>',
+      'a Discord user id allowed to drive sessions (repeatable; asked when missing)',
+      repeat,
+    )
+    .option(
+      '--channel <id>',
+      'a channel where prompts of `run --approve-from discord` go (repeatable)',
+      repeat,
+    )
+    .option('--general <id>', 'a channel for the control panel (Start / Stop per project)')
+    .option('--api-root <url>', 'another REST root, e.g. a local fake: http://127.0.0.1:PORT/api')
+    .option(
+      '--config <file>',
+      'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge setup discord',
+        'agent-bridge setup discord --token MTI... --user 123456789012345678 --channel 223456789012345678',
+      ),
+    )
+    .action(
+      async (options: {
+        token?: string;
+        user?: string[];
+        channel?: string[];
+        general?: string;
+        apiRoot?: string;
+        config?: string;
+      }) => {
+        const { setupDiscordCommand } = await import('./commands/setup-discord.js');
+        await setupDiscordCommand(options);
+      },
+    );
 }
 
 function addConfigCommands(program: Command): void {

@@ -40,6 +40,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  console.log('REQS', JSON.stringify(anthropic.messageRequests().map(r=>r.lastUserText)));
+  try { const {readdirSync}=await import('node:fs'); const rd=path.join(dataDir,'recordings'); for (const f of readdirSync(rd)) console.log('REC', f, readFileSync(path.join(rd,f),'utf8').slice(-6000)); } catch(e) { console.log('norec', e); }
   console.log(JSON.stringify(discord.messages.map(m=>({bot:m.fromBot,flags:m.flags,c:m.content,att:m.attachments.map(a=>a.filename),comp:buttonsOf(m).map(b=>b.label),edits:m.edits})),null,1), await serve?.screen());
   await serve?.stop();
   serve = null;

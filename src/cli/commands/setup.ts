@@ -61,7 +61,7 @@ async function checkToken(token: string, apiRoot: string): Promise<string> {
   }
 }
 
-async function ask(question: string): Promise<string> {
+export async function ask(question: string): Promise<string> {
   if (!process.stdin.isTTY)
     throw new UsageError(
       `missing ${question.split(' (')[0]!.toLowerCase().replace(/:$/, '')}: pass it as an option (see --help)`,
