@@ -74,9 +74,8 @@ export class Probes {
   readonly inbound = new Map<string, number>();
   /** The relay recorded the answer and told the session (`onAnswer`). */
   readonly answered = new Map<string, number>();
-  /** The session's TerminalSession.answer started, and resolved (the keys are in the PTY). */
+  /** The session's TerminalSession.answer was called (it parses what is pending, then writes the keys). */
   readonly keysStarted = new Map<string, number>();
-  readonly keysWritten = new Map<string, number>();
   /** The relay called the event's acknowledge (an ephemeral reply), and it resolved. */
   readonly ackCalled = new Map<string, number>();
   readonly ackDone = new Map<string, number>();
@@ -87,8 +86,9 @@ export class Probes {
     if (token !== undefined && !map.has(token)) map.set(token, wallNow());
   }
 
-  sent(token: string | undefined, messageId: string): void {
-    if (token) this.byMessage.set(messageId, token);
+  /** The bench is about to press a button on this prompt's message (sendPrompt may not have resolved yet). */
+  expect(messageId: string, token: string): void {
+    this.byMessage.set(messageId, token);
   }
 
   /** A button pressed on a prompt's message: later stamps of the answer side go to that prompt. */
@@ -102,12 +102,17 @@ export class Probes {
   }
 }
 
-/** In this process: a relay with its own store connection, observers poking it, onAnswer poking the session. */
+/**
+ * In this process: a relay with its own store connection. `linked` (as `run --approve-from` wires them):
+ * observers poke the relay, onAnswer pokes the session. Not linked, they find each other's writes only through
+ * the store, as `serve` and `run` do: the relay at its tick (RELAY_TICK_MS), the session at its store poll.
+ */
 export async function inProcessHost(
   root: string,
   fake: FakeDiscord,
   dir: string,
   probes: Probes,
+  linked: boolean,
 ): Promise<Host> {
   const { agents } = await importDist<typeof Registry>(root, 'agents/registry.js');
   const { DiscordChannel } = await importDist<typeof DiscordModule>(
@@ -141,7 +146,7 @@ export async function inProcessHost(
     log: (line) => errors.push(line),
     onAnswer: () => {
       probes.mark(probes.answered, probes.answering);
-      agent?.poke();
+      if (linked) agent?.poke();
     },
   });
   if (!(await relay.start())) throw new Error('the in-process relay did not get the discord lease');
@@ -164,21 +169,18 @@ export async function inProcessHost(
           {
             opened: (record) => {
               probes.mark(probes.opened, tokenIn(record.detail || record.excerpt));
-              relay.poke();
+              if (linked) relay.poke();
             },
-            closed: () => relay.poke(),
+            closed: () => void (linked && relay.poke()),
           },
         ],
       });
       agent = session;
       const terminal = session.terminal;
       const answer = terminal.answer.bind(terminal);
-      terminal.answer = async (prompt, action) => {
-        const token = probes.answering;
-        probes.mark(probes.keysStarted, token);
-        const keys = await answer(prompt, action);
-        probes.mark(probes.keysWritten, token);
-        return keys;
+      terminal.answer = (prompt, action) => {
+        probes.mark(probes.keysStarted, probes.answering);
+        return answer(prompt, action);
       };
       const clock = new ChildClock();
       session.on((event) => {
@@ -212,7 +214,6 @@ function probeChannel(channel: ContractModule.Channel, probes: Probes): void {
     probes.mark(probes.sendCalled, token);
     const ref = await sendPrompt(target, view);
     probes.mark(probes.sendResolved, token);
-    probes.sent(token, ref.messageId);
     return ref;
   };
   const start = channel.start.bind(channel);

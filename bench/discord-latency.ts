@@ -46,6 +46,8 @@ interface Mode {
   /** Wall-clock moments of each press and of the child's `read` returning, by token. */
   pressed: Map<string, number>;
   read: Map<string, number>;
+  /** In-process only: stamps from inside agent-bridge. */
+  probes?: Probes;
   /** Why the set-up was given up (serve + run: `run` refuses `--approve-from discord`). */
   skipped?: string;
 }
@@ -126,6 +128,7 @@ async function answerAll(
     }, WAIT_MS);
     sent.catch(() => undefined); // when `ended` wins the race, the wait still times out later
     const message = await Promise.race([sent, ended]);
+    mode.probes?.expect(message.id, token);
     const pressedAt = wallNow();
     fake.userPressesButton({ userId: OWNER, messageId: message.id, customId: buttonId(message, 'Yes') });
     const promptAt = await waitUntil(
@@ -192,13 +195,14 @@ async function run(ctx: BenchContext): Promise<Result> {
     { id: PROMPT_CHANNEL, name: 'prompts' },
     { id: BASELINE_CHANNEL, name: 'baseline' },
   ];
-  const fakes = [
-    await startFakeDiscord({ channels }),
-    await startFakeDiscord({ channels }),
-    await startFakeDiscord({ channels }),
+  const fakes: FakeDiscord[] = [];
+  for (let i = 0; i < 4; i++) fakes.push(await startFakeDiscord({ channels }));
+  const [inFake, busFake, crossFake, baseFake] = fakes as [
+    FakeDiscord,
+    FakeDiscord,
+    FakeDiscord,
+    FakeDiscord,
   ];
-  const [inFake, crossFake, baseFake] = fakes as [FakeDiscord, FakeDiscord, FakeDiscord];
-  const probes = new Probes();
   const modes: Mode[] = [];
   const base: Baselines = {
     rest: new RestBaseline(baseFake),
@@ -224,9 +228,16 @@ async function run(ctx: BenchContext): Promise<Result> {
     const warm = { ...base, restToFake: [], restRoundTrip: [], dispatch: [] };
     const like = baseFake.messages.find((m) => m.fromBot)!;
     for (let k = 0; k < WARM_UPS; k++) await sampleBaselines(warm, like, k);
-    await mkdir(path.join(dir, 'in-process'));
-    const inHost = await inProcessHost(ctx.root, inFake, path.join(dir, 'in-process'), probes);
-    modes.push(blank('in-process', inFake, inHost, path.join(dir, 'in-process')));
+    for (const [name, fake, linked] of [
+      ['in-process', inFake, true],
+      ['store bus', busFake, false],
+    ] as const) {
+      const folder = path.join(dir, name.replace(' ', '-'));
+      await mkdir(folder);
+      const probes = new Probes();
+      const host = await inProcessHost(ctx.root, fake, folder, probes, linked);
+      modes.push({ ...blank(name, fake, host, folder), probes });
+    }
     const home = path.join(dir, 'home');
     writeRunConfig(home, crossFake);
     const crossHost = await crossProcessHost(ctx.root, crossFake, home);
@@ -240,7 +251,7 @@ async function run(ctx: BenchContext): Promise<Result> {
         ctx.log(`  ${mode.name}: session ${k + 1} of ${sessions}, ${size} prompts`);
         // The last session of `run` exits right after its last answer: `run` must still end cleanly.
         const exitAtOnce = mode.name === 'serve + run' && k === sessions - 1;
-        const label = `${mode.name === 'in-process' ? 'i' : 'x'}${k + 1}`;
+        const label = `${mode.name[0]}${k + 1}`;
         await drive(mode, base, label, size, exitAtOnce, result).catch((error: Error) => {
           const refused = /--approve-from discord: unknown channel/.exec(error.message);
           if (refused && mode.send.length === 0) mode.skipped = refused[0];
@@ -255,15 +266,17 @@ async function run(ctx: BenchContext): Promise<Result> {
     await Promise.all(fakes.map((fake) => fake.close()));
   }
   try {
-    for (const [token, held] of modes[0]?.heldAt ?? []) {
-      const opened = probes.opened.get(token);
-      if (opened !== undefined) modes[0]!.row.set(token, held - opened);
+    for (const mode of modes) {
+      if (!mode.probes) await rowTimesFromStore(ctx.root, mode);
+      for (const [token, held] of mode.probes ? mode.heldAt : []) {
+        const opened = mode.probes!.opened.get(token);
+        if (opened !== undefined) mode.row.set(token, held - opened);
+      }
     }
-    if (modes[1]) await rowTimesFromStore(ctx.root, modes[1]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  report(result, modes, base, probes);
+  report(result, modes, base);
   return result;
 }
 
@@ -289,7 +302,7 @@ function between(from: Map<string, number>, to: Map<string, number>): number[] {
   });
 }
 
-function report(result: Result, modes: Mode[], base: Baselines, probes: Probes): void {
+function report(result: Result, modes: Mode[], base: Baselines): void {
   result.measurements.push(
     measurement('baseline: discord.js REST.post -> the fake holds the message', base.restToFake),
     measurement('baseline: discord.js REST.post round trip', base.restRoundTrip),
@@ -323,31 +336,36 @@ function report(result: Result, modes: Mode[], base: Baselines, probes: Probes):
     ...percentileRows('baseline: REST.post -> fake holds it', base.restToFake),
     ...percentileRows('baseline: dispatch -> interactionCreate', base.dispatch),
   );
-  const [inProc, cross] = modes;
-  if (inProc) {
-    // Where the time goes, in-process (medians, ms): the send, then the answer.
+  for (const mode of modes) {
+    const probes = mode.probes;
+    if (!probes || mode.skipped) continue;
+    // Where the time goes (medians, ms): the send, then the answer. Stamps from inside agent-bridge.
     const stages: [string, Map<string, number>, Map<string, number>][] = [
-      ['row created -> relay calls sendPrompt', probes.opened, probes.sendCalled],
-      ['sendPrompt called -> fake holds the message', probes.sendCalled, inProc.heldAt],
-      ['fake holds the message -> sendPrompt resolves', inProc.heldAt, probes.sendResolved],
-      ['button pressed -> the event reaches the relay', inProc.pressed, probes.inbound],
-      ['button event at the relay -> onAnswer', probes.inbound, probes.answered],
-      ['onAnswer -> TerminalSession.answer starts', probes.answered, probes.keysStarted],
-      ['TerminalSession.answer: start -> keys written', probes.keysStarted, probes.keysWritten],
-      ['keys written -> the child reads them', probes.keysWritten, inProc.read],
-      ['keys written -> acknowledge called', probes.keysWritten, probes.ackCalled],
+      ['row created -> the relay calls sendPrompt', probes.opened, probes.sendCalled],
+      ['sendPrompt called -> the fake holds the message', probes.sendCalled, mode.heldAt],
+      ['the fake holds the message -> sendPrompt resolves', mode.heldAt, probes.sendResolved],
+      ['button pressed -> the event reaches the relay', mode.pressed, probes.inbound],
+      ['event at the relay -> answer recorded (onAnswer)', probes.inbound, probes.answered],
+      ['onAnswer -> TerminalSession.answer called', probes.answered, probes.keysStarted],
+      ['TerminalSession.answer called -> the child reads the keys', probes.keysStarted, mode.read],
+      ['TerminalSession.answer called -> acknowledge called', probes.keysStarted, probes.ackCalled],
       ['acknowledge called -> resolved (ephemeral reply)', probes.ackCalled, probes.ackDone],
     ];
     for (const [label, from, to] of stages)
-      result.ratios.push(info(`in-process stage p50: ${label} (ms)`, median(between(from, to))));
+      result.ratios.push(info(`${mode.name} stage p50: ${label} (ms)`, median(between(from, to))));
   }
-  if (inProc && cross && !cross.skipped && inProc.answer.length > 0 && cross.answer.length > 0) {
+  const [linked, ...others] = modes;
+  for (const other of others) {
+    if (!linked || other.skipped || other.answer.length === 0 || linked.answer.length === 0) continue;
     result.ratios.push(
       info(
-        'serve + run minus in-process, row -> message p50 (ms)',
-        median([...cross.row.values()]) - median([...inProc.row.values()]),
+        `${other.name} minus ${linked.name}, row -> message p50 (ms)`,
+        median([...other.row.values()]) - median([...linked.row.values()]),
       ),
-      info('serve + run minus in-process, answer p50 (ms)', median(cross.answer) - median(inProc.answer)),
+      info(
+        `${other.name} minus ${linked.name}, answer p50 (ms)`,
+        median(other.answer) - median(linked.answer),
+      ),
     );
   }
   const skew = wallClockSkew();
@@ -357,6 +375,7 @@ function report(result: Result, modes: Mode[], base: Baselines, probes: Probes):
 
 export const discordLatency: Benchmark = {
   name: 'discord-latency',
-  description: 'prompt -> Discord message with buttons and button press -> answer typed, with the fake Discord',
+  description:
+    'prompt -> Discord message with buttons and button press -> answer typed, with the fake Discord',
   run,
 };

@@ -2,6 +2,7 @@
 // Claude Code runs this for each hook event: it forwards the event (stdin, JSON) to the agent-bridge that
 // started the session and prints the answer. It never blocks Claude when agent-bridge is gone: no answer,
 // exit 0, and Claude carries on as if there were no hook. Kept dependency-free: it starts on every tool call.
+// It is also Claude's statusLine command (event "StatusLine"), which reports the model, context and limits.
 import http from 'node:http';
 
 const event = process.argv[2] ?? 'unknown';
@@ -28,7 +29,8 @@ process.stdin.on('end', () => {
       response.on('data', (chunk) => answer.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(answer).toString('utf8');
-        if (response.statusCode === 200 && text.trim()) process.stdout.write(text);
+        // Claude shows a statusLine command's output in its TUI: print nothing there, keep its own hints.
+        if (response.statusCode === 200 && text.trim() && event !== 'StatusLine') process.stdout.write(text);
         process.exit(0);
       });
     },

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import { ChannelRelay } from '../sessions/channel-relay.js';
 import type { Store } from '../store/store.js';
+import { UsageError } from './errors.js';
 import { isProcessAlive } from './process.js';
 
 /** Remote channels agent-bridge can host; each is configured under `channels:` in agent-bridge.yaml. */
@@ -52,8 +53,13 @@ export function remoteChannel(
       ...(discord.general_channel ? [String(discord.general_channel)] : []),
       ...config.repos.flatMap((repo) => (repo.channels?.discord ?? []).map(String)),
     ]);
+    const token = discord.token ?? process.env.DISCORD_BOT_TOKEN;
+    if (!token)
+      throw new UsageError(
+        'channels.discord.token is missing: set it, or the DISCORD_BOT_TOKEN environment variable',
+      );
     const channel = new DiscordChannel({
-      token: discord.token,
+      token,
       ...(discord.api_root ? { restApi: discord.api_root } : {}),
       clock,
       onError: log,

@@ -18,14 +18,17 @@ const telegram = z
   .strict();
 
 /** Discord ids are snowflakes: up to 20 digits, kept as strings so they are never rounded. */
-const snowflake = z.union([
-  z.string().regex(/^\d{5,20}$/, 'a Discord id (digits)'),
-  z.number().int().positive(),
-]);
+const UNQUOTED = 'put long ids in quotes ("223456789012345678"): unquoted, YAML rounds them';
+const exactNumber = z.number().refine((n) => Number.isSafeInteger(n), UNQUOTED);
+const snowflake = z.union([z.string().regex(/^\d{5,20}$/, 'a Discord id (digits)'), exactNumber]);
 
 const discord = z
   .object({
-    token: z.string().min(1, 'the bot token from the Discord developer portal (Bot → Reset Token)'),
+    /** Default: the DISCORD_BOT_TOKEN environment variable. */
+    token: z
+      .string()
+      .min(1, 'the bot token from the Discord developer portal (Bot → Reset Token)')
+      .optional(),
     /** The owner first; everyone listed may drive sessions and answer prompts. */
     allowed_users: z.array(snowflake).min(1, 'at least one Discord user id'),
     /** Where prompts of `run --approve-from discord` go. */
@@ -106,7 +109,7 @@ const repo = z
     agent: z.string().optional(),
     driver: z.enum(['terminal', 'structured']).optional(),
     args: z.array(z.string()).optional(),
-    channels: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
+    channels: z.record(z.string(), z.array(z.union([z.string(), exactNumber]))).optional(),
     model: z.string().optional(),
     permission: permissionMode.optional(),
     isolation: isolation.optional(),

@@ -31,6 +31,25 @@ export interface ExitInfo {
   reason?: string;
 }
 
+/** One of the agent's plan rate-limit windows: how much is used, and when it resets (Unix ms) when known. */
+export interface RateLimitWindow {
+  usedPercent: number;
+  resetsAt?: number;
+}
+
+/** What the agent reports about itself (Claude Code's statusLine): its model, context use, cost, plan limits. */
+export interface AgentUsage {
+  /** For people, e.g. "Opus 4.8 (1M context)". */
+  model?: string;
+  /** How full the context window is, 0–100. */
+  contextPercent?: number;
+  costUsd?: number;
+  /** The plan's five-hour window. */
+  session?: RateLimitWindow;
+  /** The plan's seven-day window. */
+  weekly?: RateLimitWindow;
+}
+
 export type AgentEvent =
   | { type: 'output'; data: Uint8Array }
   | { type: 'message'; text: string; source: 'protocol' | 'hook' | 'screen' }
@@ -38,7 +57,8 @@ export type AgentEvent =
   /** The agent waits for a person. Raised once per prompt; `prompt_gone` when it left the screen unanswered by us. */
   | { type: 'prompt'; prompt: DetectedPrompt }
   | { type: 'prompt_gone'; key: string }
-  | { type: 'status'; state?: 'busy' | 'idle' | 'starting'; title?: string }
+  /** `usage` comes with what the agent reports about itself; the latest report holds. */
+  | { type: 'status'; state?: 'busy' | 'idle' | 'starting'; title?: string; usage?: AgentUsage }
   | { type: 'exit'; exit: ExitInfo };
 
 export type AgentEventListener = (event: AgentEvent) => void;

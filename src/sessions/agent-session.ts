@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AgentSpec } from '../agents/types.js';
 import type { Clock } from '../core/clock.js';
-import type { AgentEvent, ExitInfo, PromptKind } from '../core/events.js';
+import type { AgentEvent, AgentUsage, ExitInfo, PromptKind } from '../core/events.js';
 import { DEFAULT_PROMPT_TTL_MS, describeReply } from '../core/prompt.js';
 import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
 import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
+import { ProgressNotes } from '../drivers/hooks/claude-transcript.js';
 import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import { TerminalSession } from '../drivers/terminal/terminal-session.js';
 import { AsciicastWriter } from '../store/asciicast-writer.js';
@@ -51,13 +51,6 @@ export const BACKGROUND_SESSION = {
 
 /** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
 const HOOK_GRACE_MS = 1500;
-const HOOK_CLIENT = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'bin',
-  'hook-client.mjs',
-);
 
 /**
  * One agent under agent-bridge: its terminal driver, its row in the store, its prompts (screen and hooks)
@@ -72,6 +65,8 @@ export class AgentSession {
   private cleanup: Array<() => void> = [];
   private unwatch: (() => void) | null = null;
   private idle = false;
+  private latestUsage: AgentUsage | null = null;
+  private readonly progressNotes = new ProgressNotes();
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -88,6 +83,11 @@ export class AgentSession {
   /** The agent shows its input box, waiting for a new message. */
   get isIdle(): boolean {
     return this.idle;
+  }
+
+  /** What the agent last reported of its model, context use and rate limits (Claude Code's status line). */
+  get usage(): AgentUsage | null {
+    return this.latestUsage;
   }
 
   get exited(): Promise<ExitInfo> {
@@ -210,7 +210,21 @@ export class AgentSession {
     if (event.type === 'message' && this.options.approveFrom?.length) {
       this.options.store.channels.addMessage(this.id, 'message', event.text);
     }
+    if (event.type === 'status' && event.usage) this.recordUsage(event.usage);
     for (const listener of this.listeners) listener(event);
+  }
+
+  /** Kept in the store (when it changed) for the footer under the agent's messages in chat. */
+  private recordUsage(usage: AgentUsage): void {
+    const changed = JSON.stringify(usage) !== JSON.stringify(this.latestUsage);
+    this.latestUsage = usage;
+    if (changed) this.options.store.sessions.setUsage(this.id, usage);
+  }
+
+  /** What the agent said before a tool, once per distinct text, for the session's chats (seed 001). */
+  private postProgress(text: string): void {
+    const note = this.progressNotes.take(text);
+    if (note) this.options.store.channels.addMessage(this.id, 'notice', note);
   }
 
   /** Claude Code: a settings file whose hooks report to our receiver, and the secret they present. */
@@ -218,9 +232,7 @@ export class AgentSession {
     const { spec, hooks, store } = this.options;
     if (!spec.hooks || !hooks) return { args: [], env: {} };
     const dir = path.join(store.dir, 'sessions', this.id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const settingsFile = path.join(dir, 'claude-settings.json');
-    writeClaudeHookSettings(settingsFile, [process.execPath, HOOK_CLIENT], permissionTimeoutSeconds);
+    const settingsFile = writeClaudeHookSettings(dir, permissionTimeoutSeconds);
     const registration = hooks.register({
       onEvent: (event) => this.emit(event),
       onAgentSessionId: (agentSessionId) => store.sessions.setAgentSessionId(this.id, agentSessionId),
@@ -236,6 +248,7 @@ export class AgentSession {
           };
           void this.coordinator.raiseFromHook(prompt, deliver, aborted).then(() => resolve(answer));
         }),
+      ...(this.options.approveFrom?.length ? { onProgress: (text: string) => this.postProgress(text) } : {}),
     });
     this.cleanup.push(() => {
       registration.unregister();
@@ -268,7 +281,6 @@ export class AgentSession {
     this.recorder?.resize(cols, rows);
   }
 
-  /** After the agent exited (or was stopped): close prompts, the recording and the store row. */
   /**
    * After the agent exited (or was stopped). Open prompts fail ("the session ended"), unless `keepPrompts`:
    * a daemon shutting down leaves them pending in the store.

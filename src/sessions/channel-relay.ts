@@ -1,6 +1,7 @@
 import type { Channel, ChatTarget, ChatUser, InboundEvent } from '../channels/contract.js';
 import { answerForButton, decodeButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { formatStatusFooter } from '../core/status-footer.js';
 import { WindowLimiter } from '../core/window-limiter.js';
 import { outputsDir, uploadsDir } from '../store/paths.js';
 import type { SessionRecord } from '../store/session-store.js';
@@ -272,11 +273,14 @@ export class ChannelRelay {
             path: refused.path,
             reason: refused.reason,
           });
+        // The agent's model, context use and rate limits under its own messages, not under notices.
+        const footer = message.kind === 'message' ? formatStatusFooter(session.usage, clock.now()) : null;
         for (const chat of this.chatsOf(session)) {
           await sendPrepared(channel, chat, prepared, {
             threshold: outputThreshold,
             now: clock.now(),
             caption: `${session.agent} · ${session.label}`,
+            ...(footer ? { footer } : {}),
           }).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
         }
       }

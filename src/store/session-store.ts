@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
+import type { AgentUsage } from '../core/events.js';
 import type { Database } from './database.js';
 
 export type SessionStatus = 'active' | 'completed' | 'crashed' | 'terminated';
@@ -21,6 +22,8 @@ export interface SessionRecord {
   approveFrom: string[];
   /** A name for people: the repository name, else the folder's name. */
   label: string;
+  /** What the agent last reported of its model, context use and rate limits; null until it does. */
+  usage: AgentUsage | null;
 }
 
 interface Row {
@@ -38,6 +41,7 @@ interface Row {
   recording: string | null;
   approve_from: string;
   label: string | null;
+  usage: string | null;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -55,7 +59,17 @@ const fromRow = (r: Row): SessionRecord => ({
   recording: r.recording,
   approveFrom: JSON.parse(r.approve_from) as string[],
   label: r.label ?? r.cwd.split('/').filter(Boolean).at(-1) ?? r.cwd,
+  usage: parseUsage(r.usage),
 });
+
+function parseUsage(json: string | null): AgentUsage | null {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as AgentUsage;
+  } catch {
+    return null;
+  }
+}
 
 export class SessionStore {
   constructor(
@@ -124,6 +138,10 @@ export class SessionStore {
 
   setAgentSessionId(id: string, agentSessionId: string): void {
     this.db.prepare('UPDATE sessions SET agent_session_id = ? WHERE id = ?').run(agentSessionId, id);
+  }
+
+  setUsage(id: string, usage: AgentUsage): void {
+    this.db.prepare('UPDATE sessions SET usage = ? WHERE id = ?').run(JSON.stringify(usage), id);
   }
 
   end(id: string, status: Exclude<SessionStatus, 'active'>, exitCode: number | null): void {

@@ -104,6 +104,14 @@ describe('approvals with the real Claude Code', () => {
     await claude.waitForText('Which color do you prefer? → Blue');
   });
 
+  it("answers a question in one's own words (Other…: Claude's \"Type something.\")", async () => {
+    const claude = await startClaude();
+    await claude.type('ASKQ');
+    const prompt = await waitForPrompt('question');
+    expect((await cli(['approvals', 'answer', prompt.id, 'Magenta, please'], env)).code).toBe(0);
+    await claude.waitForText('Which color do you prefer? → Magenta, please');
+  });
+
   it('answering at the terminal closes the prompt for everyone else', async () => {
     const claude = await startClaude();
     await claude.type('please run TOOL:local.txt');

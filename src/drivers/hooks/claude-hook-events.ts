@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../../core/events.js';
 import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { redactSecrets } from '../../core/redact.js';
+import { usageFromStatusLine, type ClaudeStatusLinePayload } from './claude-status-line.js';
 
 /** A Claude Code hook payload: every event has these; the rest depends on the event (agent-facts hooks*.jsonl). */
 export interface ClaudeHookPayload {
@@ -17,11 +18,24 @@ export interface ClaudeHookPayload {
   notification_type?: string;
   prompt?: string;
   source?: string;
-  model?: string;
+  /** SessionStart: the model's id; StatusLine: `{ id, display_name }`. */
+  model?: string | { id?: string; display_name?: string };
 }
 
 /** Tools whose dialog is a question or a plan, answered on screen rather than with allow/deny. */
 const ANSWERED_ON_SCREEN = new Set(['AskUserQuestion', 'ExitPlanMode']);
+
+/**
+ * A PreToolUse whose tool gets a progress note (seed 001): not a question or a plan, which arrive as prompts
+ * of their own.
+ */
+export function wantsProgressNote(event: string, payload: ClaudeHookPayload): boolean {
+  return (
+    event === 'PreToolUse' &&
+    Boolean(payload.transcript_path) &&
+    !ANSWERED_ON_SCREEN.has(payload.tool_name ?? '')
+  );
+}
 
 export const HOOK_PERMISSION_CHOICES = [
   { number: 1, label: 'Yes' },
@@ -115,6 +129,9 @@ export function eventsFromHook(event: string, payload: ClaudeHookPayload): Agent
       ];
     case 'Notification':
       return payload.message ? [{ type: 'activity', phase: 'progress', text: payload.message }] : [];
+    case 'StatusLine':
+      // Not a hook: Claude's statusLine command, run whenever its status line may change.
+      return [{ type: 'status', usage: usageFromStatusLine(payload as ClaudeStatusLinePayload) }];
     default:
       return [];
   }

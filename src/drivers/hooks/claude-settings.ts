@@ -1,4 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What Claude runs for each hook: bin/hook-client.mjs, with this Node. */
+const HOOK_CLIENT_COMMAND = [
+  process.execPath,
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'hook-client.mjs'),
+];
 
 /** The hook events agent-bridge listens to (agent-facts: all seen firing in Claude Code 2.1). */
 export const CLAUDE_HOOK_EVENTS = [
@@ -13,9 +21,13 @@ export const CLAUDE_HOOK_EVENTS = [
 ] as const;
 export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
 
+/** Not a hook: the statusLine command, which Claude runs with its model, context and rate limits on stdin. */
+export const CLAUDE_STATUS_LINE_EVENT = 'StatusLine';
+
 /**
  * A settings file for `claude --settings <file>` (changes nothing in the user's own settings) whose hooks
  * run the hook client. PermissionRequest may wait for a person, so its timeout outlasts the prompt's TTL.
+ * The status line reports too; the client prints nothing for it, so Claude's own hints stay on screen.
  */
 export function claudeHookSettings(clientCommand: string[], permissionTimeoutSeconds: number): object {
   const quoted = clientCommand.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
@@ -24,15 +36,19 @@ export function claudeHookSettings(clientCommand: string[], permissionTimeoutSec
     const timeout = event === 'PermissionRequest' ? permissionTimeoutSeconds : 30;
     hooks[event] = [{ matcher: '*', hooks: [{ type: 'command', command: `${quoted} ${event}`, timeout }] }];
   }
-  return { hooks };
+  const statusLine = { type: 'command', command: `${quoted} ${CLAUDE_STATUS_LINE_EVENT}`, padding: 0 };
+  return { hooks, statusLine };
 }
 
+/** Writes the settings file into `dir` (created, private) for the hook client; returns the file's path. */
 export function writeClaudeHookSettings(
-  file: string,
-  clientCommand: string[],
+  dir: string,
   permissionTimeoutSeconds: number,
-): void {
-  writeFileSync(file, JSON.stringify(claudeHookSettings(clientCommand, permissionTimeoutSeconds), null, 2), {
-    mode: 0o600,
-  });
+  clientCommand: string[] = HOOK_CLIENT_COMMAND,
+): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, 'claude-settings.json');
+  const settings = claudeHookSettings(clientCommand, permissionTimeoutSeconds);
+  writeFileSync(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
+  return file;
 }

@@ -2,7 +2,13 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AgentEvent } from '../../core/events.js';
 import type { DetectedPrompt } from '../../core/prompt.js';
-import { eventsFromHook, permissionPromptFromHook, type ClaudeHookPayload } from './claude-hook-events.js';
+import {
+  eventsFromHook,
+  permissionPromptFromHook,
+  wantsProgressNote,
+  type ClaudeHookPayload,
+} from './claude-hook-events.js';
+import { latestAssistantText } from './claude-transcript.js';
 
 /** What one agent session does with its hooks. */
 export interface HookSessionHandler {
@@ -18,6 +24,11 @@ export interface HookSessionHandler {
     payload: ClaudeHookPayload,
     aborted: AbortSignal,
   ): Promise<object | null>;
+  /**
+   * What the agent said before the tool it is about to run (PreToolUse, read from its transcript). Only
+   * sessions that want progress notes give this; the hook answers after it returned, so the note comes first.
+   */
+  onProgress?(text: string): void;
 }
 
 export interface UnauthorizedHook {
@@ -104,6 +115,10 @@ async function dispatch(
 ): Promise<object | null> {
   if (event === 'SessionStart' && payload.session_id) handler.onAgentSessionId(payload.session_id);
   for (const agentEvent of eventsFromHook(event, payload)) handler.onEvent(agentEvent);
+  if (handler.onProgress && wantsProgressNote(event, payload)) {
+    const text = await latestAssistantText(payload.transcript_path!);
+    if (text) handler.onProgress(text);
+  }
   if (event !== 'PermissionRequest') return null;
   const prompt = permissionPromptFromHook(payload);
   if (!prompt) return null;

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+
+/** The end of a transcript we read: the current turn is near the end, and transcripts grow to megabytes. */
+const TAIL_BYTES = 256 * 1024;
+
+/** One line of Claude Code's transcript (JSONL), the fields we read. */
+interface TranscriptEntry {
+  type?: string;
+  isSidechain?: boolean;
+  isMeta?: boolean;
+  message?: { id?: string; role?: string; content?: unknown };
+}
+
+/**
+ * The agent's latest text in the current turn, from its transcript (`transcript_path` of a hook): what it said
+ * before the tool it is about to run. Null when it said nothing since the person's last message, or the
+ * transcript cannot be read.
+ */
+export async function latestAssistantText(file: string): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = buffer.toString('utf8').split('\n');
+    return latestTextOfTurn(start > 0 ? lines.slice(1) : lines);
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Walks back from the end: the last assistant entry with text, joined with the other text blocks of the same
+ * API message (Claude Code writes one entry per content block). Stops at the person's last message.
+ */
+export function latestTextOfTurn(lines: string[]): string | null {
+  let messageId: string | undefined;
+  const texts: string[] = [];
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const entry = parse(lines[i]!);
+    if (!entry || entry.isSidechain) continue;
+    if (entry.type === 'user') {
+      if (texts.length > 0 || isPersonsMessage(entry)) break;
+      continue;
+    }
+    if (entry.type !== 'assistant') continue;
+    if (texts.length > 0 && entry.message?.id !== messageId) break;
+    const text = textOf(entry.message?.content);
+    if (!text) continue;
+    messageId = entry.message?.id;
+    texts.unshift(text);
+  }
+  const joined = texts.join('\n\n').trim();
+  return joined === '' ? null : joined;
+}
+
+function parse(line: string): TranscriptEntry | null {
+  if (!line.trim()) return null;
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value && typeof value === 'object' ? (value as TranscriptEntry) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A user entry that the person typed, as opposed to a tool's result or Claude's own meta notes. */
+function isPersonsMessage(entry: TranscriptEntry): boolean {
+  if (entry.isMeta) return false;
+  const content = entry.message?.content;
+  if (typeof content === 'string') return true;
+  return Array.isArray(content) && content.some((block) => blockType(block) !== 'tool_result');
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content.trim();
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((block) => blockType(block) === 'text')
+    .map((block) => String((block as { text?: unknown }).text ?? ''))
+    .join('\n')
+    .trim();
+}
+
+const blockType = (block: unknown): unknown =>
+  block && typeof block === 'object' ? (block as { type?: unknown }).type : undefined;
+
+/**
+ * Progress notes of one session (seed 001): each distinct text is posted once, as `🔄 <text>`.
+ */
+export class ProgressNotes {
+  private readonly posted = new Set<string>();
+
+  /** The note to post for this text, or null when the same text was posted before. */
+  take(text: string): string | null {
+    const trimmed = text.trim();
+    if (!trimmed) return null;
+    const key = createHash('sha256').update(trimmed).digest('hex');
+    if (this.posted.has(key)) return null;
+    this.posted.add(key);
+    return `🔄 ${trimmed}`;
+  }
+}
