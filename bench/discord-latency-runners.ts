@@ -19,7 +19,7 @@ import type { FakeDiscord, FakeDiscordMessage } from '../test/fakes/discord/serv
 import { connectDiscord } from '../test/fakes/discord/test-client.js';
 import { CHANNEL, OWNER } from '../test/support/discord-setup.js';
 import { importDist, sleep, waitUntil, wallNow } from './support.js';
-import { briefError, ChildClock, type BenchSession, type Host } from './telegram-runners.js';
+import { briefError, ChildClock, type Host } from './telegram-runners.js';
 import { agentBridgeBin } from './util.js';
 
 /** The guild text channel prompts go to (test/support's CHANNEL), and the one the baselines send to. */

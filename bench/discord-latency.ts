@@ -28,6 +28,8 @@ const SEND_TARGET_MS = 50;
 const ANSWER_TARGET_MS = 20;
 const WAIT_MS = 15_000;
 const WARM_UPS = 3;
+/** Each set-up's prompts are `build-<letter><session>-<n>?`. */
+const LABELS: Record<string, string> = { 'in-process': 'i', 'store bus': 'b', 'serve + run': 'x' };
 
 interface Mode {
   name: string;
@@ -50,6 +52,7 @@ interface Mode {
   probes?: Probes;
   /** Why the set-up was given up (serve + run: `run` refuses `--approve-from discord`). */
   skipped?: string;
+  stopped?: boolean;
 }
 
 interface Baselines {
@@ -178,8 +181,11 @@ async function run(ctx: BenchContext): Promise<Result> {
     notes: [
       'fake Discord (test/fakes/discord: REST + gateway on 127.0.0.1) in the bench process, real discord.js, ' +
         'real timers, one guild text channel',
-      'row -> message = the prompt row created in the store (in-process: the coordinator\'s "opened" ' +
-        'observer; serve + run: created_at, whole ms) -> the fake holds the message with buttons',
+      "row -> message = the prompt row created in the store (in-process, store bus: the coordinator's " +
+        '"opened" observer; serve + run: created_at, whole ms) -> the fake holds the message with buttons',
+      'in-process: the relay and the session poke each other (as `run --approve-from` wires them); store bus: ' +
+        'the same pieces not told about each other, so they meet through the store as serve and run do ' +
+        '(the relay looks every RELAY_TICK_MS, the session every STORE_POLL_MS)',
       'send = prompt written by the child ($EPOCHREALTIME) -> the fake holds the message with buttons',
       'answer = userPressesButton -> the child\'s `read` returns "y" ($EPOCHREALTIME)',
       'baselines, one of each after every prompt (its outcome edit done), rotated: discord.js REST.post of ' +
@@ -251,23 +257,26 @@ async function run(ctx: BenchContext): Promise<Result> {
         ctx.log(`  ${mode.name}: session ${k + 1} of ${sessions}, ${size} prompts`);
         // The last session of `run` exits right after its last answer: `run` must still end cleanly.
         const exitAtOnce = mode.name === 'serve + run' && k === sessions - 1;
-        const label = `${mode.name[0]}${k + 1}`;
+        const label = `${LABELS[mode.name] ?? 'z'}${k + 1}`;
         await drive(mode, base, label, size, exitAtOnce, result).catch((error: Error) => {
           const refused = /--approve-from discord: unknown channel/.exec(error.message);
-          if (refused && mode.send.length === 0) mode.skipped = refused[0];
-          else result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}${hostLog(mode)}`);
+          if (refused && mode.send.length === 0) {
+            mode.skipped = refused[0];
+            return stopHost(mode, result); // nothing more to measure there
+          }
+          result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}${hostLog(mode)}`);
         });
       }
     }
   } finally {
-    for (const mode of modes) await mode.host.stop().catch((e: Error) => result.problems.push(e.message));
+    for (const mode of modes) await stopHost(mode, result);
     await base.gateway.stop().catch((e: Error) => result.problems.push(e.message));
     base.rest.close();
     await Promise.all(fakes.map((fake) => fake.close()));
   }
   try {
     for (const mode of modes) {
-      if (!mode.probes) await rowTimesFromStore(ctx.root, mode);
+      if (!mode.probes && !mode.skipped) await rowTimesFromStore(ctx.root, mode);
       for (const [token, held] of mode.probes ? mode.heldAt : []) {
         const opened = mode.probes!.opened.get(token);
         if (opened !== undefined) mode.row.set(token, held - opened);
@@ -278,6 +287,12 @@ async function run(ctx: BenchContext): Promise<Result> {
   }
   report(result, modes, base);
   return result;
+}
+
+async function stopHost(mode: Mode, result: Result): Promise<void> {
+  if (mode.stopped) return;
+  mode.stopped = true;
+  await mode.host.stop().catch((e: Error) => result.problems.push(`${mode.name}: ${e.message}`));
 }
 
 function hostLog(mode: Mode): string {
@@ -348,7 +363,11 @@ function report(result: Result, modes: Mode[], base: Baselines): void {
       ['event at the relay -> answer recorded (onAnswer)', probes.inbound, probes.answered],
       ['onAnswer -> TerminalSession.answer called', probes.answered, probes.keysStarted],
       ['TerminalSession.answer called -> the child reads the keys', probes.keysStarted, mode.read],
-      ['TerminalSession.answer called -> acknowledge called', probes.keysStarted, probes.ackCalled],
+      [
+        'acknowledge called, from TerminalSession.answer called (< 0: before)',
+        probes.keysStarted,
+        probes.ackCalled,
+      ],
       ['acknowledge called -> resolved (ephemeral reply)', probes.ackCalled, probes.ackDone],
     ];
     for (const [label, from, to] of stages)

@@ -58,6 +58,7 @@ export function buildProgram(): Command {
 
   addApprovalCommands(program);
   addServeCommands(program);
+  addSetupCommands(program);
   addConfigCommands(program);
   return program;
 }
@@ -225,17 +226,18 @@ function addServeCommands(program: Command): void {
       const { serveCommand } = await import('./commands/serve.js');
       process.exitCode = await serveCommand(options);
     });
+}
 
+/** Repeatable options collect their values. */
+const repeat = (v: string, p: string[] | undefined) => [...(p ?? []), v];
+
+function addSetupCommands(program: Command): void {
   const setup = program.command('setup').description('set up a chat channel');
   setup
     .command('telegram')
     .description('connect a Telegram bot: checks the token, writes the config file (readable only by you)')
     .option('--token <token>', 'the bot token from @BotFather (asked when missing)')
-    .option(
-      '--user <id>',
-      'a Telegram user id allowed to answer (repeatable; asked when missing)',
-      (v: string, p: string[] | undefined) => [...(p ?? []), v],
-    )
+    .option('--user <id>', 'a Telegram user id allowed to answer (repeatable; asked when missing)', repeat)
     .option('--api-root <url>', 'a self-hosted Bot API server instead of api.telegram.org')
     .option(
       '--config <file>',
@@ -252,7 +254,6 @@ function addServeCommands(program: Command): void {
       const { setupTelegramCommand } = await import('./commands/setup.js');
       await setupTelegramCommand(options);
     });
-  const repeat = (v: string, p: string[] | undefined) => [...(p ?? []), v];
   setup
     .command('discord')
     .description('connect a Discord bot: checks the token, writes the config file (readable only by you)')

@@ -161,6 +161,8 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
   });
 
   it('an attachment sent with words reaches the agent as a saved file path', async () => {
+    say('warm up');
+    await botSays(/You said: warm up/);
     const bytes = Buffer.from('line one\nline two\n\u00e9t\u00e9 \u2713\n');
     say('please read the attached notes', OWNER, {
       attachments: [{ filename: 'notes.txt', data: bytes, contentType: 'text/plain' }],

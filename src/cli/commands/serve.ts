@@ -43,19 +43,17 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
   const { config } = loadConfig(file);
   const withTerminal = options.terminal ?? Boolean(process.stdin.isTTY);
-  const store = openStore();
   const log = (line: string) => process.stderr.write(`agent-bridge: ${line}\n`);
+  const channels = buildChannels(config, withTerminal, log);
+  if (channels.length === 0 && !options.web) {
+    throw new CliFailure(
+      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup discord or setup telegram, or serve --terminal)`,
+    );
+  }
+  const store = openStore();
   const hooks = await HookReceiver.start((attempt) =>
     store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
   );
-  const channels = buildChannels(config, withTerminal, log);
-  if (channels.length === 0 && !options.web) {
-    await hooks.close();
-    store.close();
-    throw new CliFailure(
-      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup telegram, or serve --terminal)`,
-    );
-  }
   const relayStore = openStore();
   const live = new LiveSessions();
   const daemon = new Daemon({
@@ -108,9 +106,14 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${on.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
   );
   if (web) process.stderr.write(`agent-bridge serve: open ${web.url}\n`);
-  const onHangup = () => void reload(daemon, options.config, withTerminal, log);
+  await serveUntilStopped(() => void reload(daemon, options.config, withTerminal, log), log);
+  await closeAll();
+  return 0;
+}
+
+/** Until SIGINT or SIGTERM: SIGHUP reloads; an unexpected failure in one piece is said, and serving goes on. */
+async function serveUntilStopped(onHangup: () => void, log: (line: string) => void): Promise<void> {
   process.on('SIGHUP', onHangup);
-  // A daemon keeps serving the other sessions when one piece fails unexpectedly: say so and carry on.
   const onUnexpected = (error: unknown) =>
     log(`unexpected error (still serving): ${error instanceof Error ? error.message : String(error)}`);
   process.on('unhandledRejection', onUnexpected);
@@ -119,9 +122,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   process.off('SIGHUP', onHangup);
-  await closeAll();
-  process.off('unhandledRejection', onUnexpected);
-  return 0;
+  // Late rejections during shutdown are still said, not thrown.
+  setTimeout(() => process.off('unhandledRejection', onUnexpected), 10_000).unref();
 }
 
 function webOptions(options: ServeOptions) {
