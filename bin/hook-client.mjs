@@ -8,6 +8,10 @@ import http from 'node:http';
 const event = process.argv[2] ?? 'unknown';
 const url = process.env.AGENT_BRIDGE_HOOK_URL;
 const token = process.env.AGENT_BRIDGE_HOOK_TOKEN;
+const statusLine = event === 'StatusLine';
+// Claude shows the status line's output in place of its own "? for shortcuts" hint, which it drops once a
+// status line is configured (even an empty one): show that hint, so the screen looks as it does without us.
+if (statusLine) process.stdout.write('? for shortcuts\n');
 
 const chunks = [];
 process.stdin.on('data', (chunk) => chunks.push(chunk));
@@ -29,8 +33,7 @@ process.stdin.on('end', () => {
       response.on('data', (chunk) => answer.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(answer).toString('utf8');
-        // Claude shows a statusLine command's output in its TUI: print nothing there, keep its own hints.
-        if (response.statusCode === 200 && text.trim() && event !== 'StatusLine') process.stdout.write(text);
+        if (response.statusCode === 200 && text.trim() && !statusLine) process.stdout.write(text);
         process.exit(0);
       });
     },

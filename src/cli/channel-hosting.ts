@@ -8,8 +8,7 @@ import type { Store } from '../store/store.js';
 import { UsageError } from './errors.js';
 import { isProcessAlive } from './process.js';
 
-/** Remote channels agent-bridge can host; each is configured under `channels:` in agent-bridge.yaml. */
-export const REMOTE_CHANNELS = ['telegram', 'discord'] as const;
+export { REMOTE_CHANNELS } from './remote-channels.js';
 
 export interface HostedChannel {
   relay: ChannelRelay;

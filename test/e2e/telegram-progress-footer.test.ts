@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/store.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
@@ -123,9 +124,18 @@ describe('progress notes and the status footer with the real Claude Code', () =>
       sevenDay: now + (5 * 24 + 3) * 3_600_000 + 30 * 60_000,
     });
     const claude = await claudeWithTelegram(api, 'sk-ant-oat01-fake-offline-token');
-    // The limits come with the first answer; the status line reports them shortly after, so look at the second.
+    // The limits come with the first answer; Claude's status line reports them a moment after it (~300 ms), and
+    // a message's footer shows the latest report when the message is sent: the second answer carries them.
     await claude.type('hello there');
     await telegram.waitForMessage((m) => (m.text ?? '').includes('You said: hello there'), 20_000);
+    const store = openStore({ dir: path.join(home.home, '.agent-bridge') });
+    try {
+      await waitFor('the limits reported', () => store.sessions.list().some((s) => s.usage?.weekly), {
+        timeoutMs: 10_000,
+      });
+    } finally {
+      store.close();
+    }
     await claude.type('hello again');
     const reply = await telegram.waitForMessage(
       (m) => (m.text ?? '').includes('You said: hello again'),

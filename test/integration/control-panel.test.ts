@@ -11,6 +11,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { Daemon, type DaemonRepo } from '../../src/sessions/daemon/daemon.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordMessage } from '../fakes/discord/server.js';
+import { buttonsOf } from '../support/discord-setup.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
@@ -74,12 +75,9 @@ const panelOf = (name: string, pattern: RegExp) =>
     15_000,
   );
 const buttonOf = (message: FakeDiscordMessage, label: RegExp): string => {
-  const buttons = message.components.flatMap(
-    (row: { components: Array<{ label: string; custom_id: string }> }) => row.components,
-  );
-  const button = buttons.find((b) => label.test(b.label));
-  if (!button) throw new Error(`no button ${label} in ${JSON.stringify(buttons)}`);
-  return button.custom_id;
+  const button = buttonsOf(message).find((b) => label.test(b.label));
+  if (!button) throw new Error(`no button ${label} in ${JSON.stringify(buttonsOf(message))}`);
+  return button.customId;
 };
 
 beforeEach(async () => {

@@ -1,4 +1,5 @@
 import type {
+  AnyThreadChannel,
   ButtonInteraction,
   Client,
   Interaction,
@@ -77,25 +78,44 @@ export class DiscordChannel implements Channel {
       waitGuildTimeout: 1_000,
       allowedMentions: { parse: [] },
     });
-    client.on(Events.MessageCreate, (message) => this.onMessage(message, onInbound));
-    client.on(Events.InteractionCreate, (interaction) => this.onInteraction(interaction, onInbound));
-    client.on(Events.ThreadUpdate, (before, thread) => {
-      if (thread.archived && !before.archived && thread.parentId)
-        this.emitIfListened(onInbound, {
-          type: 'thread_closed',
-          target: { chatId: thread.parentId, threadId: thread.id },
-          reason: 'archived',
-        });
+    this.guardPackets(client);
+    client.on(
+      Events.MessageCreate,
+      this.guarded('message', (message: Message) => this.onMessage(message, onInbound)),
+    );
+    client.on(
+      Events.InteractionCreate,
+      this.guarded('interaction', (interaction: Interaction) => this.onInteraction(interaction, onInbound)),
+    );
+    client.on(
+      Events.ThreadUpdate,
+      this.guarded('thread update', (before: AnyThreadChannel, thread: AnyThreadChannel) => {
+        if (thread.archived && !before.archived && thread.parentId)
+          this.emitIfListened(onInbound, {
+            type: 'thread_closed',
+            target: { chatId: thread.parentId, threadId: thread.id },
+            reason: 'archived',
+          });
+      }),
+    );
+    client.on(
+      Events.ThreadDelete,
+      this.guarded('thread delete', (thread: AnyThreadChannel) => {
+        if (thread.parentId)
+          this.emitIfListened(onInbound, {
+            type: 'thread_closed',
+            target: { chatId: thread.parentId, threadId: thread.id },
+            reason: 'deleted',
+          });
+      }),
+    );
+    // Only for close codes discord.js will not recover from (a reset token, intents not enabled): say so.
+    client.on(Events.ShardDisconnect, (event) => {
+      this.disconnected = true;
+      this.options.onError?.(
+        `discord: the gateway closed (code ${event.code}) and will not reconnect: check the bot token and its intents (Message Content)`,
+      );
     });
-    client.on(Events.ThreadDelete, (thread) => {
-      if (thread.parentId)
-        this.emitIfListened(onInbound, {
-          type: 'thread_closed',
-          target: { chatId: thread.parentId, threadId: thread.id },
-          reason: 'deleted',
-        });
-    });
-    client.on(Events.ShardDisconnect, () => void (this.disconnected = true));
     client.on(Events.ShardReconnecting, () => void (this.disconnected = true));
     const reconnected = () => {
       if (!this.disconnected) return;
@@ -104,7 +124,7 @@ export class DiscordChannel implements Channel {
     };
     client.on(Events.ShardResume, reconnected);
     client.on(Events.ShardReady, reconnected);
-    client.on(Events.Error, (error) => this.options.onError?.(`discord: ${error.message.split('\n')[0]}`));
+    client.on(Events.Error, (error) => this.options.onError?.(`discord: ${firstLine(error)}`));
     await this.login(client);
     this.client = client;
   }
@@ -209,6 +229,39 @@ export class DiscordChannel implements Channel {
     return channel as SendableChannels & { messages: Message['channel']['messages'] };
   }
 
+  /** A handler that never throws into discord.js: a malformed event is reported and dropped. */
+  private guarded<A extends unknown[]>(what: string, handler: (...args: A) => void): (...args: A) => void {
+    return (...args) => {
+      try {
+        handler(...args);
+      } catch (error) {
+        this.options.onError?.(`discord: ignored a malformed ${what}: ${firstLine(error)}`);
+      }
+    };
+  }
+
+  /**
+   * discord.js builds its objects from gateway packets without checking them, and a throw there becomes an
+   * unhandled rejection (which ends `agent-bridge run`): drop such a packet instead, and say so.
+   */
+  private guardPackets(client: Client): void {
+    const ws = client.ws as unknown as {
+      handlePacket?: (packet?: { t?: string }, shard?: unknown) => boolean;
+    };
+    const handle = ws.handlePacket?.bind(ws);
+    if (!handle) return;
+    ws.handlePacket = (packet, shard) => {
+      try {
+        return handle(packet, shard);
+      } catch (error) {
+        this.options.onError?.(
+          `discord: ignored a malformed ${packet?.t ?? 'gateway'} event: ${firstLine(error)}`,
+        );
+        return true;
+      }
+    };
+  }
+
   private emitIfListened(
     onInbound: (event: InboundEvent) => void,
     event: InboundEvent,
@@ -219,7 +272,7 @@ export class DiscordChannel implements Channel {
   }
 
   private onMessage(message: Message, onInbound: (event: InboundEvent) => void): void {
-    if (message.author.bot || message.system) return; // ourselves, other bots, joins and pins
+    if (!message.author || message.author.bot || message.system) return; // ourselves, other bots, joins and pins
     const target = targetOf(message.channel);
     const from = { id: message.author.id, name: message.author.username };
     const files = [...message.attachments.values()].map((attachment) => ({
@@ -324,8 +377,10 @@ export class DiscordChannel implements Channel {
   private onModal(interaction: ModalSubmitInteraction, onInbound: (event: InboundEvent) => void): void {
     if (!interaction.customId.startsWith(MODAL_PREFIX)) return;
     const target = targetOf(interaction.channel);
-    const text = interaction.fields.getTextInputValue('text');
     void interaction.deferUpdate().catch(() => undefined);
+    // Not our form (no `text` input): nothing to answer with.
+    const text = interaction.fields.fields.has('text') ? interaction.fields.getTextInputValue('text') : null;
+    if (text === null) return;
     this.emitIfListened(onInbound, {
       type: 'text',
       target,
@@ -335,6 +390,10 @@ export class DiscordChannel implements Channel {
       replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
     });
   }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
 /** A thread is addressed under its parent channel; everything else by its own id. */

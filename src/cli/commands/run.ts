@@ -19,6 +19,7 @@ import { durationMs } from '../../config/duration.js';
 import type { Config } from '../../config/schema.js';
 import type { ChannelRelay } from '../../sessions/channel-relay.js';
 import { dataDir } from '../../store/paths.js';
+import { REMOTE_CHANNELS } from '../remote-channels.js';
 import { UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { isProcessAlive } from '../process.js';
@@ -45,8 +46,7 @@ const HOST_CHECK_MS = 5_000;
 
 /** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
 const LOCAL_CHANNELS = ['terminal', 'cli'];
-/** Kept in step with channel-hosting's REMOTE_CHANNELS; named here so `run` loads no channel code it does not need. */
-const KNOWN_CHANNELS = [...LOCAL_CHANNELS, 'telegram'];
+const KNOWN_CHANNELS: string[] = [...LOCAL_CHANNELS, ...REMOTE_CHANNELS];
 
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {

@@ -27,7 +27,7 @@ export const CLAUDE_STATUS_LINE_EVENT = 'StatusLine';
 /**
  * A settings file for `claude --settings <file>` (changes nothing in the user's own settings) whose hooks
  * run the hook client. PermissionRequest may wait for a person, so its timeout outlasts the prompt's TTL.
- * The status line reports too; the client prints nothing for it, so Claude's own hints stay on screen.
+ * The status line reports too (the client shows Claude's own "? for shortcuts" hint there).
  */
 export function claudeHookSettings(clientCommand: string[], permissionTimeoutSeconds: number): object {
   const quoted = clientCommand.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');

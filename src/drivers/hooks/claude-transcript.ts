@@ -12,12 +12,33 @@ interface TranscriptEntry {
   message?: { id?: string; role?: string; content?: unknown };
 }
 
+/** How long a PreToolUse waits for Claude to write the tool call to its transcript (it flushes every ~100 ms). */
+const TRANSCRIPT_WAIT_MS = 1_500;
+const POLL_MS = 20;
+
 /**
- * The agent's latest text in the current turn, from its transcript (`transcript_path` of a hook): what it said
- * before the tool it is about to run. Null when it said nothing since the person's last message, or the
- * transcript cannot be read.
+ * What the agent said before the tool it is about to run, from its transcript (`transcript_path` and
+ * `tool_use_id` of a PreToolUse hook). Claude writes its transcript a little later than it runs hooks: this
+ * waits (at most `timeoutMs`) until the tool call is in it, so the text is this step's, not an older one.
+ * Null when the agent said nothing since the person's last message, or the transcript did not catch up.
  */
-export async function latestAssistantText(file: string): Promise<string | null> {
+export async function assistantTextBeforeTool(
+  file: string,
+  toolUseId: string | undefined,
+  timeoutMs = TRANSCRIPT_WAIT_MS,
+): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = await readTail(file);
+    if (lines && (!toolUseId || lines.some((line) => line.includes(toolUseId))))
+      return latestTextOfTurn(lines);
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** The transcript's last lines (whole lines only), or null when it cannot be read (yet). */
+async function readTail(file: string): Promise<string[] | null> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -30,7 +51,7 @@ export async function latestAssistantText(file: string): Promise<string | null> 
     const buffer = Buffer.alloc(size - start);
     await handle.read(buffer, 0, buffer.length, start);
     const lines = buffer.toString('utf8').split('\n');
-    return latestTextOfTurn(start > 0 ? lines.slice(1) : lines);
+    return start > 0 ? lines.slice(1) : lines;
   } catch {
     return null;
   } finally {

@@ -8,7 +8,7 @@ import {
   wantsProgressNote,
   type ClaudeHookPayload,
 } from './claude-hook-events.js';
-import { latestAssistantText } from './claude-transcript.js';
+import { assistantTextBeforeTool } from './claude-transcript.js';
 
 /** What one agent session does with its hooks. */
 export interface HookSessionHandler {
@@ -116,7 +116,7 @@ async function dispatch(
   if (event === 'SessionStart' && payload.session_id) handler.onAgentSessionId(payload.session_id);
   for (const agentEvent of eventsFromHook(event, payload)) handler.onEvent(agentEvent);
   if (handler.onProgress && wantsProgressNote(event, payload)) {
-    const text = await latestAssistantText(payload.transcript_path!);
+    const text = await assistantTextBeforeTool(payload.transcript_path!, payload.tool_use_id);
     if (text) handler.onProgress(text);
   }
   if (event !== 'PermissionRequest') return null;

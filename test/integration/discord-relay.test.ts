@@ -1,0 +1,233 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
+import { systemClock } from '../../src/core/clock.js';
+import { ChannelRelay } from '../../src/sessions/channel-relay.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
+import { buttonId, CHANNEL, ephemeralReplies, hasButtons, OWNER } from '../support/discord-setup.js';
+import { permissionPrompt } from '../support/temp-store.js';
+import { waitFor } from '../support/wait.js';
+
+let dir: string;
+let fake: FakeDiscord;
+let store: Store;
+let relayStore: Store;
+let relay: ChannelRelay;
+let reconnects: number;
+let errors: string[];
+
+const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
+const POST_MESSAGE = /^POST \/channels\/\d+\/messages$/;
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-dc-relay-'));
+  fake = await startFakeDiscord({ channels: [{ id: CHANNEL, name: 'proj' }] });
+  store = openStore({ dir });
+  relayStore = openStore({ dir });
+  reconnects = 0;
+  errors = [];
+  const channel = new DiscordChannel({
+    token: fake.token,
+    restApi: fake.restApi,
+    onReconnect: () => {
+      reconnects += 1;
+      relay.reconnected();
+    },
+    onError: (line) => errors.push(line),
+  });
+  relay = new ChannelRelay({
+    channel,
+    store: relayStore,
+    clock: systemClock,
+    chats: [{ chatId: CHANNEL }],
+    allowedUsers: new Set([OWNER]),
+    outputThreshold: 1500,
+    isAlive: () => true,
+    log: (line) => errors.push(line),
+  });
+  expect(await relay.start()).toBe(true);
+  store.sessions.create({
+    id: SESSION,
+    agent: 'claude',
+    cwd: '/src/app',
+    pid: 1,
+    recording: null,
+    approveFrom: ['discord'],
+    label: 'app',
+  });
+});
+
+afterEach(async () => {
+  await relay.stop();
+  relayStore.close();
+  store.close();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function openPrompt(command: string) {
+  const record = store.prompts.create(
+    SESSION,
+    permissionPrompt({ detail: `Bash command\n\n${command}\n\nDo you want to proceed?`, key: command }),
+    60_000,
+    'screen',
+  );
+  store.prompts.transition(record.id, 'routed');
+  store.prompts.transition(record.id, 'awaiting_reply');
+  return record;
+}
+
+const promptMessages = (command: string) =>
+  fake.messages.filter((m) => m.fromBot && hasButtons(m) && m.content.includes(command));
+
+const successfulPosts = (command: string) =>
+  fake.calls.filter(
+    (c) =>
+      c.method === 'POST' &&
+      c.path === `/channels/${CHANNEL}/messages` &&
+      c.status === 200 &&
+      JSON.stringify(c.body ?? '').includes(command),
+  );
+
+/** The owner types in the channel; resolves once the relay passed it to the session. */
+async function typedReachesSession(text: string): Promise<void> {
+  fake.userSends({ userId: OWNER, username: 'owner', channelId: CHANNEL, content: text });
+  await waitFor(`"${text}" passed to the session`, () =>
+    store.channels.takeInputs(SESSION).some((input) => input.text === text),
+  );
+}
+
+/** Once the relay recorded the prompt's message, a later sync sends nothing more for it. */
+async function deliveredOnce(recordId: string, command: string): Promise<void> {
+  await waitFor(
+    'the prompt recorded as sent',
+    () => store.channels.promptMessages(recordId, 'discord').length === 1,
+    {
+      timeoutMs: 20_000,
+    },
+  );
+  await typedReachesSession(`after ${command}`); // a full round trip later
+  expect(promptMessages(command)).toHaveLength(1);
+  expect(successfulPosts(command)).toHaveLength(1);
+}
+
+describe('Discord relay under faults', () => {
+  it('resumes after a gateway drop; a prompt made while disconnected is delivered once', async () => {
+    await typedReachesSession('before the drop');
+    fake.failNext(POST_MESSAGE, 503);
+    fake.failNext(POST_MESSAGE, 503);
+    fake.failNext(POST_MESSAGE, 503);
+    fake.failNext(POST_MESSAGE, 503);
+    fake.dropGateway();
+    const record = openPrompt('touch while-down');
+    await waitFor('the gateway resumed', () => fake.gatewayStats.resumes === 1 && fake.isReady(), {
+      timeoutMs: 10_000,
+    });
+    await waitFor('the channel told the relay', () => reconnects === 1);
+    await fake.waitForMessage(
+      (m) => m.fromBot && hasButtons(m) && m.content.includes('touch while-down'),
+      20_000,
+    );
+    expect(fake.gatewayStats.identifies).toBe(1);
+    console.log(errors, fake.calls.filter((c) => c.status >= 400));
+    await typedReachesSession('after the drop');
+    await deliveredOnce(record.id, 'touch while-down');
+  });
+
+  it('a connection cut without a close frame, then an invalid session: identifies again, still routes', async () => {
+    fake.dropGateway(1006, { invalidate: true });
+    await waitFor('identified again', () => fake.gatewayStats.identifies === 2 && fake.isReady(), {
+      timeoutMs: 20_000,
+    });
+    await typedReachesSession('after a new session');
+    await waitFor('the channel told the relay', () => reconnects === 1);
+  });
+
+  it('a storm of 429s while sending a prompt: delivered exactly once', async () => {
+    fake.rateLimitNext(5, { route: POST_MESSAGE, retryAfterSeconds: 0.3 });
+    const record = openPrompt('touch storm');
+    await fake.waitForMessage((m) => m.fromBot && hasButtons(m) && m.content.includes('touch storm'), 20_000);
+    expect(fake.calls.filter((c) => c.status === 429)).toHaveLength(5);
+    await deliveredOnce(record.id, 'touch storm');
+  });
+
+  it('refuses a 51 MB attachment with a clear message, downloading nothing', async () => {
+    fake.userSends({
+      userId: OWNER,
+      channelId: CHANNEL,
+      content: 'here is the dump',
+      attachments: [{ filename: 'dump.bin', size: 51 * 1024 * 1024 }],
+    });
+    const notice = await fake.waitForMessage((m) => m.fromBot && /too large/.test(m.content), 10_000);
+    expect(notice.content).toMatch(/dump\.bin is too large \(51 MB\): the limit is 50 MB/);
+    expect(fake.downloads).toEqual([]);
+    expect(store.channels.takeInputs(SESSION)).toEqual([]);
+    const refused = store.db
+      .prepare("SELECT COUNT(*) AS n FROM audit_events WHERE event = 'UPLOAD_REFUSED'")
+      .get() as { n: number };
+    expect(refused.n).toBe(1);
+  });
+
+  it('foreign buttons and garbage interactions crash nothing; later messages still work', async () => {
+    const record = openPrompt('touch garbage');
+    const prompt = await fake.waitForMessage((m) => m.fromBot && hasButtons(m), 10_000);
+    const foreign = fake.userPressesButton({
+      userId: OWNER,
+      messageId: prompt.id,
+      customId: 'someone-elses-button',
+      force: true,
+    });
+    await fake.waitFor(
+      () =>
+        ephemeralReplies(fake).some(
+          (m) => m.interactionId === foreign && /not from agent-bridge/.test(m.content),
+        ),
+      10_000,
+      'the foreign button refused',
+    );
+    fake.sendRawDispatch('INTERACTION_CREATE', { garbage: true });
+    fake.sendRawDispatch('INTERACTION_CREATE', {
+      id: '1',
+      type: 3,
+      data: null,
+      token: 'x',
+      channel_id: CHANNEL,
+    });
+    fake.sendRawDispatch('MESSAGE_CREATE', { id: '2', channel_id: CHANNEL, content: 'no author' });
+    // A modal submit with our prefix but not our form: no `text` input.
+    const modal = fake.userSubmitsModal({
+      userId: OWNER,
+      channelId: CHANNEL,
+      messageId: prompt.id,
+      customId: `answer:${prompt.id}`,
+      fields: { other: 'x' },
+      force: true,
+    });
+    // A modal answer to a message that is no prompt.
+    fake.userSubmitsModal({
+      userId: OWNER,
+      channelId: CHANNEL,
+      customId: 'answer:123456789012345678',
+      fields: { text: 'deny please' },
+      force: true,
+    });
+    await fake.waitFor(
+      () => fake.interactionResponses.some((r) => r.interactionId === modal),
+      10_000,
+      'the odd modal acknowledged',
+    );
+    await typedReachesSession('still here');
+    console.log(errors);
+    expect(fake.isReady()).toBe(true);
+    expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
+    press(prompt.id, buttonId(prompt, 'Allow'));
+    await waitFor('the real answer', () => store.prompts.get(record.id)?.status === 'reply_received');
+  });
+});
+
+function press(messageId: string, customId: string): void {
+  fake.userPressesButton({ userId: OWNER, messageId, customId });
+}
