@@ -104,7 +104,7 @@ describe('approvals with the real Claude Code', () => {
     await claude.waitForText('Which color do you prefer? → Blue');
   });
 
-  it("answers a question in one's own words (Other…: Claude's \"Type something.\")", async () => {
+  it('answers a question in one\'s own words (Other…: Claude\'s "Type something.")', async () => {
     const claude = await startClaude();
     await claude.type('ASKQ');
     const prompt = await waitForPrompt('question');

@@ -79,12 +79,20 @@ const press = (message: FakeDiscordMessage, label: string, userId = OWNER) =>
 
 const fileIn = (name: string) => path.join(project, name);
 
+/** The agent's words alone, then at most the status footer (📊 model, context): nothing from the screen. */
+function expectClean(message: FakeDiscordMessage, words: string): void {
+  const [first, ...rest] = message.content.split('\n');
+  expect(first).toBe(words);
+  for (const line of rest) expect(line).toMatch(/^📊 /);
+  expect(message.content).not.toContain(String.fromCharCode(27));
+  expect(message.content).not.toMatch(/[│╭╰❯]/);
+}
+
 describe('Discord with the real Claude Code under agent-bridge serve', () => {
   it('a message in the mapped channel starts the session and gets a clean answer', async () => {
     say('hello there');
     const answer = await botSays(/Hello from the fake model! You said: hello there/);
-    expect(answer.content).not.toContain(String.fromCharCode(27));
-    expect(answer.content.trim()).toBe('Hello from the fake model! You said: hello there');
+    expectClean(answer, 'Hello from the fake model! You said: hello there');
   });
 
   it('a Bash permission shows Allow / Allow for this session / Deny / Other…; Allow runs the tool', async () => {
@@ -188,8 +196,7 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
       40_000,
     );
     expect(withFile.attachments[0]!.data?.equals(report)).toBe(true);
-    const text = await botSays(/Here it is/);
-    expect(text.content.trim()).toBe('Here it is');
+    expectClean(await botSays(/Here it is/), 'Here it is');
     expect(discord.messages.some((m) => m.content.includes('[ATTACH'))).toBe(false);
   });
 

@@ -63,7 +63,10 @@ describe('agent-bridge serve with the real Claude Code', () => {
       40_000,
     );
     expect(answer.text).not.toContain(String.fromCharCode(27));
-    expect(answer.text?.trim()).toBe('Hello from the fake model! You said: hello there');
+    // The agent's words, then the status footer (model, context use) Claude's status line reported.
+    const [words, footer] = (answer.text ?? '').split('\n📊 ');
+    expect(words?.trim()).toBe('Hello from the fake model! You said: hello there');
+    expect(footer).toMatch(/\S/);
 
     writeConfig(true);
     process.kill(serve.process.pid, 'SIGHUP');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -132,7 +132,8 @@ describe('Discord relay under faults', () => {
       20_000,
     );
     expect(fake.gatewayStats.identifies).toBe(1);
-    console.log(errors, fake.calls.filter((c) => c.status >= 400));
+    expect(fake.calls.filter((c) => c.status === 503)).toHaveLength(4); // the first send failed for good
+    expect(errors.filter((e) => /could not send prompt/.test(e))).toHaveLength(1);
     await typedReachesSession('after the drop');
     await deliveredOnce(record.id, 'touch while-down');
   });
@@ -144,6 +145,13 @@ describe('Discord relay under faults', () => {
     });
     await typedReachesSession('after a new session');
     await waitFor('the channel told the relay', () => reconnects === 1);
+  });
+
+  it('a close discord.js does not recover from (the token was reset) is said in the log', async () => {
+    fake.dropGateway(4004);
+    await waitFor('the log line', () =>
+      errors.some((e) => /gateway closed \(code 4004\) and will not reconnect/.test(e)),
+    );
   });
 
   it('a storm of 429s while sending a prompt: delivered exactly once', async () => {
@@ -169,6 +177,21 @@ describe('Discord relay under faults', () => {
       .prepare("SELECT COUNT(*) AS n FROM audit_events WHERE event = 'UPLOAD_REFUSED'")
       .get() as { n: number };
     expect(refused.n).toBe(1);
+  });
+
+  it("an agent's file larger than the server accepts: the words arrive, and a notice instead of the file", async () => {
+    const outputs = path.join(dir, 'outputs', 'app');
+    mkdirSync(outputs, { recursive: true });
+    writeFileSync(path.join(outputs, 'big.bin'), Buffer.alloc(11 * 1024 * 1024));
+    writeFileSync(path.join(outputs, 'small.txt'), 'small');
+    store.channels.addMessage(SESSION, 'message', 'Both files [ATTACH: big.bin] [ATTACH: small.txt]');
+    const notice = await fake.waitForMessage(
+      (m) => m.fromBot && /Not sent: big\.bin/.test(m.content),
+      10_000,
+    );
+    expect(notice.content).toMatch(/larger than this Discord server accepts/);
+    await fake.waitForMessage((m) => m.fromBot && m.attachments.some((a) => a.filename === 'small.txt'));
+    expect(fake.messages.filter((m) => m.fromBot && m.content === 'Both files')).toHaveLength(1);
   });
 
   it('foreign buttons and garbage interactions crash nothing; later messages still work', async () => {
@@ -220,14 +243,10 @@ describe('Discord relay under faults', () => {
       'the odd modal acknowledged',
     );
     await typedReachesSession('still here');
-    console.log(errors);
     expect(fake.isReady()).toBe(true);
+    expect(errors).toContainEqual(expect.stringMatching(/ignored a malformed INTERACTION_CREATE/));
     expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
-    press(prompt.id, buttonId(prompt, 'Allow'));
+    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
     await waitFor('the real answer', () => store.prompts.get(record.id)?.status === 'reply_received');
   });
 });
-
-function press(messageId: string, customId: string): void {
-  fake.userPressesButton({ userId: OWNER, messageId, customId });
-}

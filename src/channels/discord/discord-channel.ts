@@ -144,13 +144,25 @@ export class DiscordChannel implements Channel {
     return { ...target, messageId: last!.id };
   }
 
+  /** A file over the server's upload limit (10 MB without boosts) becomes a notice saying so. */
   async sendFile(target: ChatTarget, fileName: string, data: Buffer, caption?: string): Promise<MessageRef> {
     const channel = await this.channelOf(target);
-    const message = await channel.send({
-      ...(caption ? { content: caption.slice(0, DISCORD_MESSAGE_LIMIT) } : {}),
-      files: [{ attachment: data, name: fileName }],
-      allowedMentions: { parse: [] },
-    });
+    let message: Message;
+    try {
+      message = await channel.send({
+        ...(caption ? { content: caption.slice(0, DISCORD_MESSAGE_LIMIT) } : {}),
+        files: [{ attachment: data, name: fileName }],
+        allowedMentions: { parse: [] },
+      });
+    } catch (error) {
+      if (!isTooLarge(error)) throw error;
+      const megabytes = Math.round((data.length / 1024 / 1024) * 10) / 10;
+      const notice = `⚠️ Not sent: ${fileName} (${megabytes} MB is larger than this Discord server accepts)`;
+      message = await channel.send({
+        content: (caption ? `${caption}\n${notice}` : notice).slice(0, DISCORD_MESSAGE_LIMIT),
+        allowedMentions: { parse: [] },
+      });
+    }
     return { ...target, messageId: message.id };
   }
 
@@ -390,6 +402,12 @@ export class DiscordChannel implements Channel {
       replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
     });
   }
+}
+
+/** Discord's "Request entity too large" (413, code 40005): the upload exceeds the server's limit. */
+function isTooLarge(error: unknown): boolean {
+  const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown };
+  return code === 40005 || status === 413;
 }
 
 function firstLine(error: unknown): string {
