@@ -29,6 +29,8 @@ export type InboundEvent =
       text: string;
       messageId: string;
       replyTo?: MessageRef;
+      /** Words from a form (Discord's modal): the reply is shown to the sender only. Absent for messages. */
+      acknowledge?(text: string): Promise<void>;
     }
   | {
       type: 'button';

@@ -379,10 +379,15 @@ export class ChannelRelay {
 
   private async onText(event: Extract<InboundEvent, { type: 'text' }>): Promise<void> {
     const { store, channel } = this.options;
-    const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
+    const reply = (text: string) =>
+      event.acknowledge
+        ? event.acknowledge(text)
+        : channel.sendText(event.target, text).then(() => undefined);
     const promptId = event.replyTo
       ? store.channels.promptForMessage(this.books, event.replyTo.chatId, event.replyTo.messageId)
       : null;
+    // A form answers its prompt, never anything else: words for a prompt we do not know are not typed anywhere.
+    if (!promptId && event.acknowledge) return reply('This prompt is no longer waiting for an answer.');
     if (promptId) {
       const outcome = answerPrompt(store, {
         promptRef: promptId,

@@ -162,14 +162,19 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
     });
     await botSays(/Tool finished\. Result: .*who says: use the staging copy instead/);
     expect(existsSync(fileIn('dc-other.txt'))).toBe(false);
+    // Only the person who answered is told "Answered: …"; the channel sees the edited prompt.
+    expect(ephemeralReplies(discord).map((m) => m.content)).toContain(
+      'Answered: 3. No: "use the staging copy instead"',
+    );
+    expect(discord.messages.some((m) => !((m.flags ?? 0) & 64) && m.content.startsWith('Answered:'))).toBe(
+      false,
+    );
     await discord.waitFor(() => !hasButtons(prompt), 10_000, 'the buttons removed');
   });
 
   it('an attachment sent with words reaches the agent as a saved file path', async () => {
-    // Warm first: a multi-line message typed into Claude as it starts loses its Enter (a bug outside the
-    // channel, reported); the attachment's path makes this message two lines.
-    say('warm up');
-    await botSays(/You said: warm up/);
+    // The first message starts Claude, and the attachment's path makes it two lines (a paste): its Enter must
+    // wait until Claude has taken the paste in.
     const bytes = Buffer.from('line one\nline two\n\u00e9t\u00e9 \u2713\n');
     say('please read the attached notes', OWNER, {
       attachments: [{ filename: 'notes.txt', data: bytes, contentType: 'text/plain' }],

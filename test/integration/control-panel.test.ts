@@ -1,20 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentDiscoveryEnv } from '../../src/agents/discovery.js';
-import { getAgent, resolveLaunch } from '../../src/agents/registry.js';
 import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
-import { systemClock } from '../../src/core/clock.js';
-import { Daemon, type DaemonRepo } from '../../src/sessions/daemon/daemon.js';
+import type { Daemon } from '../../src/sessions/daemon/daemon.js';
+import { type DaemonRepo } from '../../src/sessions/daemon/daemon.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordMessage } from '../fakes/discord/server.js';
 import { buttonsOf } from '../support/discord-setup.js';
-import { processExists, waitFor } from '../support/wait.js';
+import { makeRepo } from '../support/git-repo.js';
+import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { waitFor } from '../support/wait.js';
 
-const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
 const OWNER = '1400000000000000042';
 const STRANGER = '1400000000000000099';
 const GENERAL = '1400000000000000200';
@@ -29,42 +26,26 @@ let daemon: Daemon | null = null;
 function repo(name: string, channelId: string, startup = false): DaemonRepo {
   const repoDir = path.join(dir, name);
   mkdirSync(repoDir, { recursive: true });
-  return {
+  return chattyRepo(
     name,
-    dir: repoDir,
-    agent: getAgent('custom'),
-    args: ['bash', AGENT, name],
-    channels: ['discord'],
-    chats: { discord: [channelId] },
-    startup,
-    config: { name, dir: repoDir, thread: { isolation: 'worktree' } },
-  };
+    repoDir,
+    { discord: [channelId] },
+    { startup, config: { thread: { isolation: 'worktree' } } },
+  );
 }
 
 async function startDaemon(repos: DaemonRepo[]): Promise<Daemon> {
   const channel = new DiscordChannel({ token: discord.token, restApi: discord.restApi });
-  daemon = new Daemon({
-    store,
-    clock: systemClock,
-    settings: { repos, idleTimeoutMs: 600_000, outputThreshold: 1500, resume: false, rateLimits: null },
-    channels: [
-      {
-        channel,
-        allowedUsers: new Set([OWNER]),
-        defaultChats: [],
-        exclusive: true,
-        threads: true,
-        panelChat: { chatId: GENERAL },
-      },
-    ],
-    resolve: async (spec, launch) => {
-      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+  daemon = await startTestDaemon(store, repos, [
+    {
+      channel,
+      allowedUsers: new Set([OWNER]),
+      defaultChats: [],
+      exclusive: true,
+      threads: true,
+      panelChat: { chatId: GENERAL },
     },
-    isAlive: processExists,
-    log: () => undefined,
-  });
-  await daemon.start();
+  ]);
   return daemon;
 }
 
@@ -124,13 +105,7 @@ describe('the control panel in the general channel', () => {
 
   it('shows thread worktrees, and after a restart edits the same messages', async () => {
     const web = repo('web', WEB);
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: web.dir, encoding: 'utf8' });
-    git('init', '-q', '-b', 'main');
-    git('config', 'user.email', 'dev@example.com');
-    git('config', 'user.name', 'Dev');
-    writeFileSync(path.join(web.dir, 'a.txt'), 'a\n');
-    git('add', '.');
-    git('commit', '-qm', 'first');
+    makeRepo(web.dir);
     const running = await startDaemon([web]);
     const thread = discord.createThread({ parentId: WEB, name: 'task' });
     discord.userSends({ userId: OWNER, channelId: thread, content: 'hello' });

@@ -1,16 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { git, makeRepo as makeRepoAt } from '../support/git-repo.js';
 import { GitWorktrees, safeWorktreeName } from '../../src/sessions/worktrees/git-worktrees.js';
 
 const temps: string[] = [];
@@ -24,27 +16,8 @@ function tempDir(): string {
   return dir;
 }
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-  });
-}
-
-/** A repository with one commit on main, configured locally so the machine's git config does not matter. */
 function makeRepo(): string {
-  const repo = join(tempDir(), 'repo');
-  mkdirSync(repo);
-  git(repo, 'init', '-q');
-  git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/main');
-  git(repo, 'config', 'user.name', 'Test');
-  git(repo, 'config', 'user.email', 'test@example.com');
-  git(repo, 'config', 'commit.gpgsign', 'false');
-  writeFileSync(join(repo, 'README.md'), 'hello\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-q', '-m', 'first');
-  return repo;
+  return makeRepoAt(join(tempDir(), 'repo'));
 }
 
 function commitFile(dir: string, file: string, text: string): void {

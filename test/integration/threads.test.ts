@@ -1,32 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentDiscoveryEnv } from '../../src/agents/discovery.js';
-import { getAgent, resolveLaunch } from '../../src/agents/registry.js';
 import type { Channel } from '../../src/channels/contract.js';
 import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
-import type { RepoConfig } from '../../src/config/schema.js';
 import { appendThreadEntry } from '../../src/config/thread-settings.js';
-import { systemClock } from '../../src/core/clock.js';
-import { Daemon, type DaemonRepo } from '../../src/sessions/daemon/daemon.js';
+import type { Daemon } from '../../src/sessions/daemon/daemon.js';
+import { type DaemonRepo } from '../../src/sessions/daemon/daemon.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
-import { processExists, waitFor } from '../support/wait.js';
+import { git, makeRepo } from '../support/git-repo.js';
+import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { waitFor } from '../support/wait.js';
 
-const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
 const OWNER = '1400000000000000042';
 const CHANNEL = '1400000000000000100';
 
@@ -37,53 +25,26 @@ let store: Store;
 let discord: FakeDiscord;
 let daemon: Daemon | null = null;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' });
-}
-
-function repoConfig(overrides: Partial<RepoConfig> = {}): RepoConfig {
-  return { name: 'proj', dir: repoDir, thread: { isolation: 'worktree' }, ...overrides };
-}
-
-function repo(channel: string, chatId: string, config = repoConfig()): DaemonRepo {
-  return {
-    name: 'proj',
-    dir: repoDir,
-    agent: getAgent('custom'),
-    args: ['bash', AGENT, 'proj'],
-    channels: [channel],
-    chats: { [channel]: [chatId] },
-    config,
-    baseDir: repoDir,
-  };
+function repo(channel: string, chatId: string): DaemonRepo {
+  return chattyRepo(
+    'proj',
+    repoDir,
+    { [channel]: [chatId] },
+    { config: { thread: { isolation: 'worktree' } } },
+  );
 }
 
 async function startDaemon(channel: Channel, mapped: DaemonRepo): Promise<Daemon> {
-  const started = new Daemon({
+  daemon = await startTestDaemon(
     store,
-    clock: systemClock,
-    settings: {
-      repos: [mapped],
-      idleTimeoutMs: 600_000,
-      outputThreshold: 1500,
-      resume: false,
-      rateLimits: null,
+    [mapped],
+    [{ channel, allowedUsers: new Set([OWNER, '4242']), defaultChats: [], exclusive: true, threads: true }],
+    {
+      saveThread: (name, entry) =>
+        writeFileSync(configFile, appendThreadEntry(readFileSync(configFile, 'utf8'), name, entry)),
     },
-    channels: [
-      { channel, allowedUsers: new Set([OWNER, '4242']), defaultChats: [], exclusive: true, threads: true },
-    ],
-    resolve: async (spec, launch) => {
-      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
-    },
-    isAlive: processExists,
-    log: () => undefined,
-    saveThread: (name, entry) =>
-      writeFileSync(configFile, appendThreadEntry(readFileSync(configFile, 'utf8'), name, entry)),
-  });
-  await started.start();
-  daemon = started;
-  return started;
+  );
+  return daemon;
 }
 
 const discordChannel = () => new DiscordChannel({ token: discord.token, restApi: discord.restApi });
@@ -94,14 +55,7 @@ const worktreeOf = (threadId: string) =>
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'ab-threads-'));
-  repoDir = path.join(dir, 'repo');
-  mkdirSync(repoDir);
-  git(repoDir, 'init', '-q', '-b', 'main');
-  git(repoDir, 'config', 'user.email', 'dev@example.com');
-  git(repoDir, 'config', 'user.name', 'Dev');
-  writeFileSync(path.join(repoDir, 'README.md'), 'hello\n');
-  git(repoDir, 'add', '.');
-  git(repoDir, 'commit', '-qm', 'first');
+  repoDir = makeRepo(path.join(dir, 'repo'));
   configFile = path.join(dir, 'agent-bridge.yaml');
   writeFileSync(configFile, `# my config\nrepos:\n  - name: proj # the project\n    dir: ${repoDir}\n`);
   store = openStore({ dir: path.join(dir, 'data') });

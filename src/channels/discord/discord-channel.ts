@@ -389,16 +389,26 @@ export class DiscordChannel implements Channel {
   private onModal(interaction: ModalSubmitInteraction, onInbound: (event: InboundEvent) => void): void {
     if (!interaction.customId.startsWith(MODAL_PREFIX)) return;
     const target = targetOf(interaction.channel);
-    void interaction.deferUpdate().catch(() => undefined);
     // Not our form (no `text` input): nothing to answer with.
     const text = interaction.fields.fields.has('text') ? interaction.fields.getTextInputValue('text') : null;
-    if (text === null) return;
+    if (text === null) return void interaction.deferUpdate().catch(() => undefined);
+    const deadline = this.clock.after(
+      ACK_DEADLINE_MS,
+      () => void interaction.deferUpdate().catch(() => undefined),
+    );
     this.emitIfListened(onInbound, {
       type: 'text',
       target,
       from: { id: interaction.user.id, name: interaction.user.username },
       text,
       messageId: interaction.id,
+      acknowledge: async (reply) => {
+        deadline.cancel();
+        if (interaction.replied || interaction.deferred) return;
+        await interaction
+          .reply({ content: reply.slice(0, 2_000), flags: 64 })
+          .catch((error: unknown) => this.options.onError?.(`discord: acknowledge: ${firstLine(error)}`));
+      },
       replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
     });
   }

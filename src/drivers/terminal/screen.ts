@@ -73,6 +73,20 @@ export class ScreenModel {
     this.settleListeners.push(listener);
   }
 
+  /** Resolves when the screen next settles, or after `timeoutMs` (the program may print nothing at all). */
+  nextSettle(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        timer.cancel();
+        const at = this.settleListeners.indexOf(done);
+        if (at >= 0) this.settleListeners.splice(at, 1);
+        resolve();
+      };
+      const timer = this.clock.after(timeoutMs, done);
+      this.settleListeners.push(done);
+    });
+  }
+
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
   }

@@ -14,6 +14,8 @@ import { StartupResponder } from './startup-responder.js';
 
 /** Gap between a text body and its Enter: Claude Code acts on an Enter that arrives in the same write too early. */
 export const SUBMIT_GAP_MS = 30;
+/** The longest wait for a multi-line paste's echo before its Enter. */
+const PASTE_SETTLE_MAX_MS = 1_000;
 
 export interface TerminalSessionOptions extends PtySpawnOptions {
   /** Start-up questions answered automatically (folder trust); empty to answer none. */
@@ -119,6 +121,9 @@ export class TerminalSession {
     await this.gate.exclusive(async () => {
       if (body) await this.pty.write(body);
       if (enter) {
+        // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
+        // drops an Enter that comes meanwhile: wait until the echo has settled.
+        if (text.includes('\n')) await this.screen.nextSettle(PASTE_SETTLE_MAX_MS);
         await this.clock.sleep(SUBMIT_GAP_MS);
         await this.pty.write(enter);
       }

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { currentDiscoveryEnv } from '../../src/agents/discovery.js';
+import { getAgent, resolveLaunch } from '../../src/agents/registry.js';
+import type { RepoConfig } from '../../src/config/schema.js';
+import { systemClock } from '../../src/core/clock.js';
+import {
+  Daemon,
+  type DaemonChannel,
+  type DaemonOptions,
+  type DaemonRepo,
+} from '../../src/sessions/daemon/daemon.js';
+import type { Store } from '../../src/store/store.js';
+import { processExists } from './wait.js';
+
+const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
+
+/** A repository run by the scripted chatty agent (`<name> got: <line>`, `PWD` says its folder). */
+export function chattyRepo(
+  name: string,
+  dir: string,
+  chats: Record<string, string[]>,
+  options: { config?: Partial<RepoConfig>; startup?: boolean } = {},
+): DaemonRepo {
+  return {
+    name,
+    dir,
+    agent: getAgent('custom'),
+    args: ['bash', AGENT, name],
+    channels: Object.keys(chats),
+    chats,
+    baseDir: dir,
+    ...(options.startup ? { startup: true } : {}),
+    config: { name, dir, ...options.config },
+  };
+}
+
+/** A started daemon over `store` with real agents found the usual way; no rate limits, no resume. */
+export async function startTestDaemon(
+  store: Store,
+  repos: DaemonRepo[],
+  channels: DaemonChannel[],
+  extra: Partial<DaemonOptions> = {},
+): Promise<Daemon> {
+  const daemon = new Daemon({
+    store,
+    clock: systemClock,
+    settings: { repos, idleTimeoutMs: 600_000, outputThreshold: 1500, resume: false, rateLimits: null },
+    channels,
+    resolve: async (spec, launch) => {
+      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
+      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+    },
+    isAlive: processExists,
+    log: () => undefined,
+    ...extra,
+  });
+  await daemon.start();
+  return daemon;
+}
