@@ -40,3 +40,8 @@ export const KIND_TITLES: Record<PromptKind, string> = {
   free_text: 'Answer needed',
   unknown: 'Possibly waiting for you',
 };
+
+/** ✅ for an answer that lets the agent go on, ❌ for one that says no (deny, reject). */
+export function answerIcon(answer: string | null): string {
+  return answer && /^(\d+\. )?(no|deny|reject)\b/i.test(answer) ? '❌' : '✅';
+}

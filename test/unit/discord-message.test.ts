@@ -116,6 +116,13 @@ describe('Discord prompt messages', () => {
     });
     expect(text).toMatch(/✅ \*\*1\. Yes\*\* by <@42>$/);
     expect(text).not.toContain('expires');
+    const denied = outcomeContent(view(), {
+      status: 'resolved',
+      decidedBy: 'discord:42',
+      answer: '3. No',
+      note: null,
+    });
+    expect(denied).toMatch(/❌ \*\*3\. No\*\* by <@42>$/);
   });
 });
 

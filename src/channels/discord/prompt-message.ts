@@ -1,6 +1,6 @@
 import { encodeButton, type ButtonValue } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
-import { KIND_TITLES } from '../view-types.js';
+import { answerIcon, KIND_TITLES } from '../view-types.js';
 
 /**
  * How a prompt reads on Discord: markdown, a relative expiry time (`<t:…:R>`), and buttons in action rows
@@ -115,7 +115,7 @@ export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): stri
       case 'resolved':
         return outcome.decidedBy === 'terminal:local'
           ? '⌨️ Answered at the terminal'
-          : `✅ **${outcome.answer ?? 'answered'}** by ${who}`;
+          : `${answerIcon(outcome.answer)} **${outcome.answer ?? 'answered'}** by ${who}`;
       case 'expired':
         return `⌛ Expired${outcome.answer ? `: applied the default, **${outcome.answer}**` : ': nothing was typed'}`;
       case 'canceled':

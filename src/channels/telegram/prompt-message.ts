@@ -1,6 +1,6 @@
 import { encodeButton, type ButtonValue } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
-import { KIND_TITLES } from '../view-types.js';
+import { answerIcon, KIND_TITLES } from '../view-types.js';
 
 /** How a prompt reads on Telegram (HTML parse mode), and its inline keyboard. */
 
@@ -65,7 +65,7 @@ export function outcomeText(prompt: PromptView, outcome: PromptOutcome, now: num
       case 'resolved':
         return outcome.decidedBy === 'terminal:local'
           ? '⌨️ Answered at the terminal'
-          : `✅ <b>${escapeHtml(outcome.answer ?? 'answered')}</b> — by ${who}`;
+          : `${answerIcon(outcome.answer)} <b>${escapeHtml(outcome.answer ?? 'answered')}</b> — by ${who}`;
       case 'expired':
         return `⌛ Expired${outcome.answer ? ` — applied the default: <b>${escapeHtml(outcome.answer)}</b>` : ' — nothing was typed'}`;
       case 'canceled':
