@@ -121,7 +121,11 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
     press(prompt, 'Deny');
     await botSays(/Tool finished\. Result: .*Denied by discord:/);
     expect(existsSync(fileIn('dc-deny.txt'))).toBe(false);
-    await discord.waitFor(() => !hasButtons(prompt) && prompt.content.includes('✅'), 10_000, 'the edit');
+    await discord.waitFor(
+      () => !hasButtons(prompt) && prompt.content.includes('❌ **3. No**'),
+      10_000,
+      'the edit',
+    );
   });
 
   it("a stranger's click changes nothing; they alone are told they are not allowed", async () => {

@@ -29,25 +29,7 @@ beforeEach(async () => {
   relayStore = openStore({ dir });
   reconnects = 0;
   errors = [];
-  const channel = new DiscordChannel({
-    token: fake.token,
-    restApi: fake.restApi,
-    onReconnect: () => {
-      reconnects += 1;
-      relay.reconnected();
-    },
-    onError: (line) => errors.push(line),
-  });
-  relay = new ChannelRelay({
-    channel,
-    store: relayStore,
-    clock: systemClock,
-    chats: [{ chatId: CHANNEL }],
-    allowedUsers: new Set([OWNER]),
-    outputThreshold: 1500,
-    isAlive: () => true,
-    log: (line) => errors.push(line),
-  });
+  relay = makeRelay();
   expect(await relay.start()).toBe(true);
   store.sessions.create({
     id: SESSION,
@@ -59,6 +41,28 @@ beforeEach(async () => {
     label: 'app',
   });
 });
+
+function makeRelay(): ChannelRelay {
+  const channel = new DiscordChannel({
+    token: fake.token,
+    restApi: fake.restApi,
+    onReconnect: () => {
+      reconnects += 1;
+      relay.reconnected();
+    },
+    onError: (line) => errors.push(line),
+  });
+  return new ChannelRelay({
+    channel,
+    store: relayStore,
+    clock: systemClock,
+    chats: [{ chatId: CHANNEL }],
+    allowedUsers: new Set([OWNER]),
+    outputThreshold: 1500,
+    isAlive: () => true,
+    log: (line) => errors.push(line),
+  });
+}
 
 afterEach(async () => {
   await relay.stop();
@@ -248,5 +252,31 @@ describe('Discord relay under faults', () => {
     expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
     fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
     await waitFor('the real answer', () => store.prompts.get(record.id)?.status === 'reply_received');
+    // The form for a message that is no prompt was told so, and typed nothing into the session.
+    expect(ephemeralReplies(fake).map((m) => m.content)).toContain(
+      'This prompt is no longer waiting for an answer.',
+    );
+  });
+
+  it('a restart between the prompt and the click: the old message still answers, exactly once, and is not sent again', async () => {
+    const record = openPrompt('touch restart.txt');
+    await deliveredOnce(record.id, 'touch restart.txt');
+    const [prompt] = promptMessages('touch restart.txt');
+    await relay.stop();
+    relay = makeRelay();
+    expect(await relay.start()).toBe(true);
+    fake.userPressesButton({ userId: OWNER, messageId: prompt!.id, customId: buttonId(prompt!, 'Allow') });
+    await waitFor('the answer', () => store.prompts.get(record.id)?.status === 'reply_received');
+    fake.userPressesButton({
+      userId: OWNER,
+      messageId: prompt!.id,
+      customId: buttonId(prompt!, 'Allow'),
+      force: true,
+    });
+    await waitFor('the second click refused', () =>
+      ephemeralReplies(fake).some((m) => /Not applied: already/.test(m.content)),
+    );
+    expect(store.prompts.get(record.id)?.decidedBy).toBe(`discord:${OWNER}`);
+    expect(promptMessages('touch restart.txt')).toHaveLength(1);
   });
 });

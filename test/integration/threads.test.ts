@@ -160,6 +160,33 @@ describe('Discord threads as sessions, each in its own git worktree', () => {
   });
 });
 
+describe('thread settings at start', () => {
+  it('a thread entry with startup: true starts its session (in its own folder, with its own settings) with the daemon', async () => {
+    const thread = '1400000000000000555';
+    const mapped = chattyRepo(
+      'proj',
+      repoDir,
+      { discord: [CHANNEL] },
+      {
+        config: {
+          thread: { isolation: 'worktree' },
+          threads: [{ id: thread, chat: CHANNEL, startup: true, isolation: 'none' }],
+        },
+      },
+    );
+    await startDaemon(discordChannel(), mapped);
+    await waitFor('the thread session started', () =>
+      store.sessions.list().some((s) => s.label === `proj#${thread}`),
+    );
+    const record = store.threads.get('discord', CHANNEL, thread);
+    expect(record?.state).toBe('active');
+    // Its own entry says isolation: none, over the project's thread default (worktree).
+    expect(record?.worktreePath).toBeNull();
+    expect(store.sessions.list().find((s) => s.label === `proj#${thread}`)?.cwd).toBe(repoDir);
+    expect(store.sessions.list().some((s) => s.label === 'proj')).toBe(false);
+  });
+});
+
 describe('Telegram forum topics as sessions', () => {
   let telegram: FakeTelegram;
   const FORUM = -1001234567890;
