@@ -62,11 +62,12 @@ const inThread = (thread: string, pattern: RegExp) =>
   discord.waitForMessage((m) => m.fromBot && m.channelId === thread && pattern.test(m.content), 20_000);
 
 describe('threads and worktrees across a crash of agent-bridge serve', () => {
-  it('after kill -9 and a new start, the thread gets its session back in the same worktree; orphans are reported', async () => {
+  it('after kill -9 and a new start, the thread session is back in the same worktree; orphans are reported', async () => {
     const first = await serve();
     const thread = discord.createThread({ parentId: CHANNEL, name: 'task' });
     discord.userSends({ userId: OWNER, channelId: thread, content: 'PWD' });
     await inThread(thread, new RegExp(`proj in ${worktreeOf(thread)}`));
+    const firstReady = (await inThread(thread, /proj ready/)).id;
     // A worktree nobody knows about, made by hand in agent-bridge's folder.
     git(repo, 'worktree', 'add', '-q', '-b', 'stray', path.join(repo, '.agent-bridge', 'worktrees', 'stray'));
     const pid = first.process.pid;
@@ -75,6 +76,13 @@ describe('threads and worktrees across a crash of agent-bridge serve', () => {
 
     const second = await serve();
     await second.waitForText(/worktrees\/stray \(branch stray\) belongs to/);
+    // The thread's session was running when serve died: it is back at once, before anyone writes.
+    await second.waitForText(/its session is back/);
+    await waitFor('the session running again', () =>
+      discord.messages.some(
+        (m) => m.channelId === thread && /proj ready/.test(m.content) && m.id > firstReady,
+      ),
+    );
     discord.userSends({ userId: OWNER, channelId: thread, content: 'PWD' });
     await waitFor(
       'the same worktree again',

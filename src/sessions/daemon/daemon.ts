@@ -90,8 +90,10 @@ export class Daemon {
         throw new Error(`${entry.channel.name} could not start: ${(error as Error).message}`);
       }
     }
-    for (const line of await this.threads.recover(this.settings.repos)) this.options.log(line);
-    for (const repo of this.settings.repos.filter((r) => r.startup)) {
+    // Sessions that were running when a previous agent-bridge died come back (resuming their conversations).
+    const crashed = new Set(this.options.store.sessions.reapDead(this.options.isAlive).map((s) => s.label));
+    for (const line of await this.threads.recover(this.settings.repos, crashed)) this.options.log(line);
+    for (const repo of this.settings.repos.filter((r) => r.startup || crashed.has(r.name))) {
       await this.repos
         .get(repo.name)
         ?.start()

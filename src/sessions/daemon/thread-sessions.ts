@@ -184,18 +184,23 @@ export class ThreadSessions {
   }
 
   /**
-   * At start: active threads get their sessions back lazily (the next message resumes the agent's own
-   * conversation there); worktrees removed meanwhile are reported to their threads; worktrees of ours that
-   * no thread knows are reported; `startup: true` threads start now. Returns lines for the log.
+   * At start: threads whose session was running when agent-bridge died (`crashed` labels) get it back now;
+   * other threads get theirs at their next message (resuming the agent's own conversation there); worktrees
+   * removed meanwhile are reported to their threads; worktrees of ours that no thread knows are reported;
+   * `startup: true` threads start now. Returns lines for the log.
    */
-  async recover(repos: DaemonRepo[]): Promise<string[]> {
+  async recover(repos: DaemonRepo[], crashed: Set<string> = new Set()): Promise<string[]> {
     const lines: string[] = [];
     const { store } = this.options;
     for (const record of store.threads.list().filter((r) => r.state === 'active')) {
       if (record.worktreePath && !existsSync(record.worktreePath)) {
         await this.worktreeGone(record);
         lines.push(`thread ${record.threadId}: its worktree ${record.worktreePath} was removed`);
+        continue;
       }
+      const repo = repos.find((r) => r.name === record.repo);
+      // Its session was running when agent-bridge died: bring it back now, resuming the agent's conversation.
+      if (repo && crashed.has(record.label)) lines.push(await this.restart(record, repo));
     }
     for (const repo of repos) {
       if (!(await GitWorktrees.isRepository(repo.dir).catch(() => false))) continue;
@@ -219,6 +224,16 @@ export class ThreadSessions {
     }
     this.schedule();
     return lines;
+  }
+
+  private async restart(record: ThreadRecord, repo: DaemonRepo): Promise<string> {
+    const target = { chatId: record.chatId, threadId: record.threadId };
+    try {
+      await (await this.sessionFor(record.channel, target, repo)).start();
+      return `thread ${record.threadId}: its session is back after a crash${record.worktreePath ? ` (in ${record.worktreePath})` : ''}`;
+    } catch (error) {
+      return `thread ${record.threadId}: its session could not come back: ${(error as Error).message}`;
+    }
   }
 
   /** Threads with sessions, newest first, with their worktrees' state (`/worktrees`, the control panel). */
