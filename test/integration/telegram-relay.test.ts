@@ -85,6 +85,7 @@ describe('Telegram relay', () => {
       '1. Yes',
       '2. Yes, and always allow',
       '3. No',
+      '✍️ No, and say why…',
       'Use default (3. No)',
     ]);
     for (const b of (message.reply_markup?.inline_keyboard ?? []).flat())
@@ -156,6 +157,22 @@ describe('Telegram relay', () => {
     fake.userSendsText({ userId: OWNER, text: 'fix: the bug', replyToMessageId: message.messageId });
     await reply(/Answered: "fix: the bug"/);
     expect(store.prompts.get(record.id)?.reply).toEqual({ type: 'text', text: 'fix: the bug' });
+  });
+
+  it('"No, and say why…": the words replied to the prompt deny it with that reason', async () => {
+    const s = session();
+    const record = openPrompt(s.id);
+    const message = await withButtons();
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: buttonData(message, '✍️') });
+    await reply(/Reply to the prompt message with your words/);
+    expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
+    fake.userSendsText({ userId: OWNER, text: 'use the staging db', replyToMessageId: message.messageId });
+    await reply(/Answered: 3\. No: "use the staging db"/);
+    expect(store.prompts.get(record.id)?.reply).toEqual({
+      type: 'choice',
+      number: 3,
+      text: 'use the staging db',
+    });
   });
 
   it('types plain text into the only session, and asks which when there are several', async () => {

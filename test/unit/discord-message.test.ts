@@ -152,3 +152,32 @@ describe('splitting long messages', () => {
     for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(2000);
   });
 });
+
+describe('Telegram keyboards offer the same "Other…"', () => {
+  it('a question hides "Type something." behind Other…; a permission adds "No, and say why…"', async () => {
+    const { promptKeyboard } = await import('../../src/channels/telegram/prompt-message.js');
+    const texts = (prompt: PromptView) =>
+      promptKeyboard(prompt)
+        .flat()
+        .map((b) => b.text);
+    const question = view({
+      kind: 'question',
+      choices: [
+        { number: 1, label: 'Red' },
+        { number: 2, label: 'Type something.' },
+      ],
+      allowForSessionChoice: null,
+      textChoice: 2,
+      safeDefault: null,
+    });
+    expect(texts(question)).toEqual(['1. Red', '✍️ Other…']);
+    expect(texts(view())).toEqual([
+      '1. Yes',
+      "2. Yes, and don't ask again this session",
+      '3. No',
+      '✍️ No, and say why…',
+      'Use default (3. No)',
+    ]);
+    expect(decodeButton(promptKeyboard(question).flat()[1]!.callback_data)?.value).toBe('o');
+  });
+});

@@ -32,7 +32,10 @@ export function promptText(prompt: PromptView, now: number): string {
   return lines.join('\n');
 }
 
-/** One button per choice (up to 9), the kind's own buttons, and "Use default" where there is one. */
+/**
+ * One button per choice (up to 9), "Other…" where words are an answer (the person then replies with them), the
+ * kind's own buttons, and "Use default" where there is one.
+ */
 export function promptKeyboard(prompt: PromptView): InlineButton[][] {
   const button = (text: string, value: ButtonValue): InlineButton => ({
     text,
@@ -44,11 +47,15 @@ export function promptKeyboard(prompt: PromptView): InlineButton[][] {
     return rows;
   }
   if (prompt.choices.length > 0) {
-    for (const choice of prompt.choices.slice(0, 9)) {
+    // A question's "Type something." means nothing without the words: the words come with "Other…".
+    const shown = prompt.choices.filter((c) => prompt.kind !== 'question' || c.number !== prompt.textChoice);
+    for (const choice of shown.slice(0, 9)) {
       rows.push([
         button(`${choice.number}. ${shorten(choice.label, 40)}`, `${choice.number}` as ButtonValue),
       ]);
     }
+    if (prompt.textChoice !== null)
+      rows.push([button(prompt.kind === 'question' ? '✍️ Other…' : '✍️ No, and say why…', 'o')]);
   } else if (prompt.kind === 'yes_no') {
     rows.push([button('✅ Yes', 'y'), button('❌ No', 'n')]);
   } else if (prompt.kind === 'confirm_enter') {
