@@ -126,4 +126,23 @@ describe('the web UI in Chromium', () => {
     await card.locator('[data-testid$="-1"][data-testid^="choice-"]').click();
     await expect.poll(() => existsSync(path.join(project, 'from-web.txt')), { timeout: 20_000 }).toBe(true);
   });
+
+  it('says no with a reason from the inbox: Claude is told why, and the tool does not run', async () => {
+    await startAgent('claude');
+    await expect.poll(terminalText, { timeout: 30_000 }).toContain('? for shortcuts');
+    await typeInTerminal('please run TOOL:not-from-web.txt');
+    await page.getByTestId('nav-inbox').click();
+    const card = page.locator('[data-testid^="prompt-card-"]').first();
+    await card.waitFor({ timeout: 30_000 });
+    await expect.poll(() => card.innerText()).toContain('Or say no, and why');
+    await card.locator('[data-testid^="answer-text-"]').fill('use the staging folder');
+    await card.locator('[data-testid^="send-"]').click();
+    // Claude got the denial with the reason as the tool's result.
+    const toldWhy = () =>
+      anthropic
+        .messageRequests()
+        .some((r) => r.toolResult?.content.includes('who says: use the staging folder'));
+    await expect.poll(toldWhy, { timeout: 20_000 }).toBe(true);
+    expect(existsSync(path.join(project, 'not-from-web.txt'))).toBe(false);
+  });
 });

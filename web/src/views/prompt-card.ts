@@ -110,7 +110,11 @@ function answerControls(prompt: Prompt, send: (answer: string) => Promise<void>)
   ) {
     controls.push(big(['Allow for this session'], `session-${id}`, 'session', 'choice-session'));
   }
-  if (prompt.kind === 'free_text' || prompt.kind === 'question') controls.push(textAnswer(id, send));
+  // Words answer free text and questions, and say no with a reason where the agent takes one.
+  if (prompt.kind === 'free_text' || prompt.kind === 'question')
+    controls.push(textAnswer(id, send, 'Your answer', 'Type your answer'));
+  else if (prompt.textChoice !== null)
+    controls.push(textAnswer(id, send, 'Or say no, and why', 'What should it do instead?'));
   if (prompt.safeDefault) {
     controls.push(
       button(
@@ -155,13 +159,18 @@ function choiceButton(
   );
 }
 
-function textAnswer(id: string, send: (answer: string) => Promise<void>): HTMLElement {
+function textAnswer(
+  id: string,
+  send: (answer: string) => Promise<void>,
+  label: string,
+  placeholder: string,
+): HTMLElement {
   const fieldId = `answer-${id}`;
   const field = h('textarea', {
     id: fieldId,
     rows: 2,
     class: 'answer-text',
-    placeholder: 'Type your answer',
+    placeholder,
     'data-testid': `answer-text-${id}`,
   });
   const submit = (): void => {
@@ -176,7 +185,7 @@ function textAnswer(id: string, send: (answer: string) => Promise<void>): HTMLEl
     }
   });
   return h('div', { class: 'text-answer' }, [
-    h('label', { for: fieldId }, ['Your answer']),
+    h('label', { for: fieldId }, [label]),
     h('div', { class: 'answer-row' }, [
       field,
       button('Send', { class: 'btn btn-primary', 'data-testid': `send-${id}` }, submit),
