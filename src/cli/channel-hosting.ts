@@ -1,5 +1,5 @@
 import type { Channel, ChatTarget } from '../channels/contract.js';
-import { DiscordChannel } from '../channels/discord/discord-channel.js';
+import { DiscordChannel, DM_PREFIX } from '../channels/discord/discord-channel.js';
 import { TelegramChannel } from '../channels/telegram/telegram-channel.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -65,7 +65,10 @@ export function remoteChannel(
       listensTo: (target, direct) => direct || listened.has(target.chatId),
       ...(onReconnect ? { onReconnect } : {}),
     });
-    const chats = (discord.channel_ids ?? []).map((id) => ({ chatId: String(id) }));
+    // Without channel ids, prompts go to each allowed person's DMs with the bot (as Telegram's private chats).
+    const chats = discord.channel_ids?.length
+      ? discord.channel_ids.map((id) => ({ chatId: String(id) }))
+      : discord.allowed_users.map((id) => ({ chatId: `${DM_PREFIX}${id}` }));
     return { channel, allowedUsers: new Set(discord.allowed_users.map(String)), chats };
   }
   return null;

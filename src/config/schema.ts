@@ -31,7 +31,7 @@ const discord = z
       .optional(),
     /** The owner first; everyone listed may drive sessions and answer prompts. */
     allowed_users: z.array(snowflake).min(1, 'at least one Discord user id'),
-    /** Where prompts of `run --approve-from discord` go. */
+    /** Where prompts of `run --approve-from discord` go (default: each allowed user's DMs with the bot). */
     channel_ids: z.array(snowflake).optional(),
     /** A channel for the control panel: one status message per project with Start / Stop. */
     general_channel: snowflake.optional(),

@@ -42,7 +42,7 @@ beforeEach(async () => {
   });
 });
 
-function makeRelay(): ChannelRelay {
+function makeRelay(chats = [{ chatId: CHANNEL }]): ChannelRelay {
   const channel = new DiscordChannel({
     token: fake.token,
     restApi: fake.restApi,
@@ -56,7 +56,7 @@ function makeRelay(): ChannelRelay {
     channel,
     store: relayStore,
     clock: systemClock,
-    chats: [{ chatId: CHANNEL }],
+    chats,
     allowedUsers: new Set([OWNER]),
     outputThreshold: 1500,
     isAlive: () => true,
@@ -278,5 +278,34 @@ describe('Discord relay under faults', () => {
     );
     expect(store.prompts.get(record.id)?.decidedBy).toBe(`discord:${OWNER}`);
     expect(promptMessages('touch restart.txt')).toHaveLength(1);
+  });
+
+  it("without channel ids, prompts go to the owner's DMs; a click and words there answer and type", async () => {
+    await relay.stop();
+    relay = makeRelay([{ chatId: `dm:${OWNER}` }]);
+    expect(await relay.start()).toBe(true);
+    await typedReachesSession('hello from the channel'); // the owner is now known to the (fake) server
+    const record = openPrompt('touch dm.txt');
+    const prompt = await fake.waitForMessage(
+      (m) => m.fromBot && hasButtons(m) && m.content.includes('touch dm.txt'),
+    );
+    expect(fake.channel(prompt.channelId)?.type).toBe(1);
+    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
+    await waitFor('the answer', () => store.prompts.get(record.id)?.status === 'reply_received');
+    store.prompts.markInjected(store.prompts.get(record.id)!, 'y', 'operator'); // as the session does once it typed it
+    await fake.waitFor(
+      () => !hasButtons(prompt) && prompt.content.includes(`by <@${OWNER}>`),
+      10_000,
+      'the DM prompt edited',
+    );
+    fake.userSends({
+      userId: OWNER,
+      username: 'owner',
+      channelId: prompt.channelId,
+      content: 'and from the DM',
+    });
+    await waitFor('typed from the DM', () =>
+      store.channels.takeInputs(SESSION).some((input) => input.text === 'and from the DM'),
+    );
   });
 });

@@ -28,6 +28,17 @@ describe('configured remote channels', () => {
     );
   });
 
+  it("Discord without channel ids: prompts go to each allowed user's DMs with the bot", () => {
+    const config = parseConfig(
+      'channels:\n  discord:\n    token: a.b.c\n    allowed_users: ["123456789012345678", "223456789012345678"]\n',
+      'c.yaml',
+    );
+    expect(remoteChannel('discord', config, systemClock, log)?.chats).toEqual([
+      { chatId: 'dm:123456789012345678' },
+      { chatId: 'dm:223456789012345678' },
+    ]);
+  });
+
   it('an unquoted Discord id is refused with what to do, since YAML has already rounded it', () => {
     expect(() =>
       parseConfig(

@@ -47,6 +47,8 @@ export class DiscordAuthError extends Error {
 /** Discord wants an answer to a button within 3 s: acknowledge silently if nothing else did by then. */
 const ACK_DEADLINE_MS = 2_500;
 const MODAL_PREFIX = 'answer:';
+/** A chat id for a person's DM with the bot: `dm:<user id>`. */
+export const DM_PREFIX = 'dm:';
 
 /**
  * Discord through discord.js: the gateway for messages, buttons and thread changes; REST (with the library's
@@ -235,7 +237,9 @@ export class DiscordChannel implements Channel {
     const client = this.client;
     if (!client) throw new Error('discord channel is not started');
     const id = target.threadId ?? target.chatId;
-    const channel = client.channels.cache.get(id) ?? (await client.channels.fetch(id));
+    const channel = id.startsWith(DM_PREFIX)
+      ? await client.users.createDM(id.slice(DM_PREFIX.length))
+      : (client.channels.cache.get(id) ?? (await client.channels.fetch(id)));
     if (!channel?.isSendable() || !('messages' in channel))
       throw new Error(`discord: cannot send to channel ${id}`);
     return channel as SendableChannels & { messages: Message['channel']['messages'] };
@@ -285,7 +289,7 @@ export class DiscordChannel implements Channel {
 
   private onMessage(message: Message, onInbound: (event: InboundEvent) => void): void {
     if (!message.author || message.author.bot || message.system) return; // ourselves, other bots, joins and pins
-    const target = targetOf(message.channel);
+    const { target, direct } = addressOf(message.channel, message.author.id);
     const from = { id: message.author.id, name: message.author.username };
     const files = [...message.attachments.values()].map((attachment) => ({
       fileName: attachment.name,
@@ -298,7 +302,6 @@ export class DiscordChannel implements Channel {
         return fetchCapped(attachment.url, maxBytes);
       },
     }));
-    const direct = message.channel.isDMBased();
     if (files.length > 0) {
       this.emitIfListened(
         onInbound,
@@ -335,7 +338,7 @@ export class DiscordChannel implements Channel {
   }
 
   private onButton(interaction: ButtonInteraction, onInbound: (event: InboundEvent) => void): void {
-    const target = targetOf(interaction.channel);
+    const { target, direct } = addressOf(interaction.channel, interaction.user.id);
     const deadline = this.clock.after(
       ACK_DEADLINE_MS,
       () => void interaction.deferUpdate().catch(() => undefined),
@@ -344,51 +347,55 @@ export class DiscordChannel implements Channel {
       deadline.cancel();
       return !interaction.replied && !interaction.deferred;
     };
-    this.emitIfListened(onInbound, {
-      type: 'button',
-      target,
-      from: { id: interaction.user.id, name: interaction.user.username },
-      data: interaction.customId,
-      message: { ...target, messageId: interaction.message.id },
-      acknowledge: async (text) => {
-        if (!answered()) return;
-        await (
-          text
-            ? interaction.reply({ content: text.slice(0, 2_000), flags: 64 }) // 64: only the presser sees it
-            : interaction.deferUpdate()
-        ).catch((error: unknown) =>
-          this.options.onError?.(`discord: acknowledge: ${(error as Error).message}`),
-        );
+    this.emitIfListened(
+      onInbound,
+      {
+        type: 'button',
+        target,
+        from: { id: interaction.user.id, name: interaction.user.username },
+        data: interaction.customId,
+        message: { ...target, messageId: interaction.message.id },
+        acknowledge: async (text) => {
+          if (!answered()) return;
+          await (
+            text
+              ? interaction.reply({ content: text.slice(0, 2_000), flags: 64 }) // 64: only the presser sees it
+              : interaction.deferUpdate()
+          ).catch((error: unknown) =>
+            this.options.onError?.(`discord: acknowledge: ${(error as Error).message}`),
+          );
+        },
+        askForText: async (title) => {
+          if (!answered()) return;
+          await interaction.showModal({
+            custom_id: `${MODAL_PREFIX}${interaction.message.id}`,
+            title: title.slice(0, 45),
+            components: [
+              {
+                type: 1,
+                components: [
+                  {
+                    type: 4,
+                    custom_id: 'text',
+                    label: 'Your answer',
+                    style: 2,
+                    required: true,
+                    max_length: 4_000,
+                  },
+                ],
+              },
+            ],
+          });
+        },
       },
-      askForText: async (title) => {
-        if (!answered()) return;
-        await interaction.showModal({
-          custom_id: `${MODAL_PREFIX}${interaction.message.id}`,
-          title: title.slice(0, 45),
-          components: [
-            {
-              type: 1,
-              components: [
-                {
-                  type: 4,
-                  custom_id: 'text',
-                  label: 'Your answer',
-                  style: 2,
-                  required: true,
-                  max_length: 4_000,
-                },
-              ],
-            },
-          ],
-        });
-      },
-    });
+      direct,
+    );
   }
 
   /** A form's words arrive as a reply to the prompt's message, the way a typed reply would. */
   private onModal(interaction: ModalSubmitInteraction, onInbound: (event: InboundEvent) => void): void {
     if (!interaction.customId.startsWith(MODAL_PREFIX)) return;
-    const target = targetOf(interaction.channel);
+    const { target, direct } = addressOf(interaction.channel, interaction.user.id);
     // Not our form (no `text` input): nothing to answer with.
     const text = interaction.fields.fields.has('text') ? interaction.fields.getTextInputValue('text') : null;
     if (text === null) return void interaction.deferUpdate().catch(() => undefined);
@@ -396,21 +403,25 @@ export class DiscordChannel implements Channel {
       ACK_DEADLINE_MS,
       () => void interaction.deferUpdate().catch(() => undefined),
     );
-    this.emitIfListened(onInbound, {
-      type: 'text',
-      target,
-      from: { id: interaction.user.id, name: interaction.user.username },
-      text,
-      messageId: interaction.id,
-      acknowledge: async (reply) => {
-        deadline.cancel();
-        if (interaction.replied || interaction.deferred) return;
-        await interaction
-          .reply({ content: reply.slice(0, 2_000), flags: 64 })
-          .catch((error: unknown) => this.options.onError?.(`discord: acknowledge: ${firstLine(error)}`));
+    this.emitIfListened(
+      onInbound,
+      {
+        type: 'text',
+        target,
+        from: { id: interaction.user.id, name: interaction.user.username },
+        text,
+        messageId: interaction.id,
+        acknowledge: async (reply) => {
+          deadline.cancel();
+          if (interaction.replied || interaction.deferred) return;
+          await interaction
+            .reply({ content: reply.slice(0, 2_000), flags: 64 })
+            .catch((error: unknown) => this.options.onError?.(`discord: acknowledge: ${firstLine(error)}`));
+        },
+        replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
       },
-      replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
-    });
+      direct,
+    );
   }
 }
 
@@ -424,9 +435,17 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
-/** A thread is addressed under its parent channel; everything else by its own id. */
-function targetOf(channel: { id: string; isThread(): boolean; parentId?: string | null } | null): ChatTarget {
-  if (!channel) return { chatId: '' };
-  if (channel.isThread() && channel.parentId) return { chatId: channel.parentId, threadId: channel.id };
-  return { chatId: channel.id };
+/**
+ * Where an event happened, as agent-bridge addresses it: a thread under its parent channel; a DM as
+ * `dm:<the person's id>` (the bot opens that DM to write there); anything else by its own id.
+ */
+function addressOf(
+  channel: { id: string; isThread(): boolean; isDMBased(): boolean; parentId?: string | null } | null,
+  person: string,
+): { target: ChatTarget; direct: boolean } {
+  if (!channel) return { target: { chatId: '' }, direct: false };
+  if (channel.isDMBased()) return { target: { chatId: `${DM_PREFIX}${person}` }, direct: true };
+  if (channel.isThread() && channel.parentId)
+    return { target: { chatId: channel.parentId, threadId: channel.id }, direct: false };
+  return { target: { chatId: channel.id }, direct: false };
 }

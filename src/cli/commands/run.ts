@@ -131,11 +131,6 @@ async function loadRunConfig(explicit: string | undefined, channels: string[]): 
         `${channel} is not configured${file ? ` in ${file}` : ''}: run agent-bridge setup ${channel}`,
       );
     }
-    // A bot cannot write to a Discord user without a channel: prompts need one to go to.
-    if (channel === 'discord' && !config.channels.discord?.channel_ids?.length)
-      throw new UsageError(
-        `channels.discord.channel_ids is empty${file ? ` in ${file}` : ''}: add the channel where prompts should go (agent-bridge setup discord --channel <id>)`,
-      );
   }
   return config;
 }
