@@ -95,6 +95,26 @@ describe('Discord prompt messages', () => {
     ).toEqual(['e', 'c', 'm', 'o']);
   });
 
+  it('a huge command, many described options and a long label still fit in 2,000 characters', () => {
+    const choices = Array.from({ length: 12 }, (_, i) => ({
+      number: i + 1,
+      label: `option ${i}`,
+      description: 'd'.repeat(300),
+    }));
+    for (const prompt of [
+      view({
+        detail: 'x'.repeat(10_000),
+        origin: { host: 'h'.repeat(300), agent: 'claude', label: 'l'.repeat(300), cwd: '/' },
+      }),
+      view({ kind: 'question', choices, detail: 'q'.repeat(5_000), textChoice: null }),
+    ]) {
+      const content = promptContent(prompt);
+      expect(content.length).toBeLessThanOrEqual(2000);
+      expect(content).toContain('expires <t:');
+      expect((content.match(/```/g) ?? []).length).toBe(2);
+    }
+  });
+
   it('never more than 5 rows of 5 buttons, labels within 80 characters', () => {
     const choices = Array.from({ length: 40 }, (_, i) => ({ number: i + 1, label: 'x'.repeat(100) }));
     const rows = promptComponents(

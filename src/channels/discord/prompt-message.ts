@@ -28,24 +28,25 @@ export interface DiscordActionRow {
   components: DiscordButton[];
 }
 
+/** The prompt's message, always within Discord's 2,000 characters: the detail gives way to the rest. */
 export function promptContent(prompt: PromptView): string {
   const { origin } = prompt;
-  const detail = prompt.detail || prompt.excerpt;
-  const shown = detail.length > MAX_DETAIL ? detail.slice(0, MAX_DETAIL) + '\n…' : detail;
-  const lines = [
-    `🔔 **${KIND_TITLES[prompt.kind]}** · ${origin.agent} · ${origin.label} · ${origin.host}`,
-    codeBlock(shown),
-  ];
+  const head = `🔔 **${KIND_TITLES[prompt.kind]}** · ${origin.agent} · ${origin.label} · ${origin.host}`;
+  const notes: string[] = [];
   const described = prompt.choices.filter((c) => c.description);
   if (prompt.kind === 'question' && described.length > 0)
-    lines.push(described.map((c) => `• **${c.label}**: ${c.description}`).join('\n'));
-  if (prompt.kind === 'free_text') lines.push('Press **Answer…** or reply to this message with your answer.');
+    notes.push(shorten(described.map((c) => `• **${c.label}**: ${c.description}`).join('\n'), 400));
+  if (prompt.kind === 'free_text') notes.push('Press **Answer…** or reply to this message with your answer.');
   if (prompt.kind === 'unknown')
-    lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
-  const fallback = prompt.safeDefault ? `then: ${prompt.safeDefault}` : 'then nothing is typed';
+    notes.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
+  const fallback = prompt.safeDefault ? `then: ${shorten(prompt.safeDefault, 80)}` : 'then nothing is typed';
   const expires = Math.floor(prompt.expiresAt / 1000);
-  lines.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
-  return lines.join('\n');
+  notes.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
+  const room = DISCORD_MESSAGE_LIMIT - shorten(head, 200).length - notes.join('\n').length - 20;
+  const detail = prompt.detail || prompt.excerpt;
+  const budget = Math.min(MAX_DETAIL, room);
+  const shown = detail.length > budget ? detail.slice(0, budget - 2) + '\n…' : detail;
+  return [shorten(head, 200), codeBlock(shown), ...notes].join('\n');
 }
 
 export function promptComponents(prompt: PromptView): DiscordActionRow[] {
