@@ -43,6 +43,8 @@ export interface AgentUsage {
   model?: string;
   /** How full the context window is, 0–100. */
   contextPercent?: number;
+  /** The context window's size in tokens (to turn a token count into contextPercent). */
+  contextWindow?: number;
   costUsd?: number;
   /** The plan's five-hour window. */
   session?: RateLimitWindow;

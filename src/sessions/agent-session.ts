@@ -221,6 +221,16 @@ export class AgentSession {
     if (changed) this.options.store.sessions.setUsage(this.id, usage);
   }
 
+  /** The context's use at the answer about to be posted, once the status line told the window's size. */
+  private contextAt(tokens: number): void {
+    const window = this.latestUsage?.contextWindow;
+    if (!window) return;
+    this.recordUsage({
+      ...this.latestUsage,
+      contextPercent: Math.min(100, Math.round((tokens / window) * 100)),
+    });
+  }
+
   /** What the agent said before a tool, once per distinct text, for the session's chats (seed 001). */
   private postProgress(text: string): void {
     const note = this.progressNotes.take(text);
@@ -248,7 +258,12 @@ export class AgentSession {
           };
           void this.coordinator.raiseFromHook(prompt, deliver, aborted).then(() => resolve(answer));
         }),
-      ...(this.options.approveFrom?.length ? { onProgress: (text: string) => this.postProgress(text) } : {}),
+      ...(this.options.approveFrom?.length
+        ? {
+            onProgress: (text: string) => this.postProgress(text),
+            onContextTokens: (tokens: number) => this.contextAt(tokens),
+          }
+        : {}),
     });
     this.cleanup.push(() => {
       registration.unregister();

@@ -97,7 +97,10 @@ describe('Claude status line and progress notes through the hook client', () => 
     );
     expect(result).toEqual({ code: 0, stdout: '? for shortcuts\n' });
     expect(hooks.events).toEqual([
-      { type: 'status', usage: { model: 'Opus 4.8 (1M context)', contextPercent: 3, costUsd: 0.01 } },
+      {
+        type: 'status',
+        usage: { model: 'Opus 4.8 (1M context)', contextPercent: 3, contextWindow: 1_000_000, costUsd: 0.01 },
+      },
     ]);
   });
 

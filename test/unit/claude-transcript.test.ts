@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { usageFromStatusLine } from '../../src/drivers/hooks/claude-status-line.js';
 import {
   assistantTextBeforeTool,
+  contextTokensAtAnswer,
+  lastUsageTokens,
   latestTextOfTurn,
   ProgressNotes,
 } from '../../src/drivers/hooks/claude-transcript.js';
@@ -124,6 +126,7 @@ describe("Claude Code's status line payload", () => {
     ).toEqual({
       model: 'Sonnet 5',
       contextPercent: 1,
+      contextWindow: 200_000,
       costUsd: 0.0058,
       session: { usedPercent: 45, resetsAt: 1795316539_000 },
       weekly: { usedPercent: 12, resetsAt: Date.parse('2026-11-29T00:00:00Z') },
@@ -139,5 +142,51 @@ describe("Claude Code's status line payload", () => {
       }),
     ).toEqual({ model: 'claude-opus-4-8[1m]' });
     expect(usageFromStatusLine({})).toEqual({});
+  });
+});
+
+describe('the context at the answer a Stop hook reports', () => {
+  const answered = (id: string, words: string, usage: object) =>
+    JSON.stringify({
+      type: 'assistant',
+      isSidechain: false,
+      message: { id, role: 'assistant', content: [{ type: 'text', text: words }], usage },
+    });
+  const usage = {
+    input_tokens: 1_000,
+    cache_creation_input_tokens: 2_000,
+    cache_read_input_tokens: 30_000,
+    output_tokens: 500,
+  };
+
+  it("counts the last answer's input, cache and output tokens; a sidechain's do not count", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ab-ctx-'));
+    const file = path.join(dir, 'transcript.jsonl');
+    writeFileSync(
+      file,
+      [user('hi'), answered('m1', 'first', { input_tokens: 10, output_tokens: 5 })].join('\n') + '\n',
+    );
+    appendFileSync(file, answered('m2', 'The "answer" is\nready', usage) + '\n');
+    appendFileSync(
+      file,
+      JSON.stringify({
+        type: 'assistant',
+        isSidechain: true,
+        message: { id: 'x', usage: { input_tokens: 9e6 } },
+      }) + '\n',
+    );
+    expect(await contextTokensAtAnswer(file, 'The "answer" is\nready', 0)).toBe(33_500);
+    // Its words not written yet: the wait gives up and counts what is there.
+    expect(lastUsageTokens([user('hi')])).toBeNull();
+    expect(await contextTokensAtAnswer(path.join(dir, 'missing.jsonl'), 'x', 0)).toBeNull();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the status line gives the window's size", () => {
+    expect(
+      usageFromStatusLine({ context_window: { context_window_size: 200_000, used_percentage: null } }),
+    ).toEqual({
+      contextWindow: 200_000,
+    });
   });
 });

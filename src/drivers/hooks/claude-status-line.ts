@@ -24,6 +24,8 @@ export function usageFromStatusLine(payload: ClaudeStatusLinePayload): AgentUsag
   if (model) usage.model = model;
   const context = number(payload.context_window?.used_percentage);
   if (context !== undefined) usage.contextPercent = context;
+  const window = number(payload.context_window?.context_window_size);
+  if (window !== undefined && window > 0) usage.contextWindow = window;
   const cost = number(payload.cost?.total_cost_usd);
   if (cost !== undefined) usage.costUsd = cost;
   const session = rateWindow(payload.rate_limits?.five_hour);

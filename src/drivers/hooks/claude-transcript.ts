@@ -9,7 +9,7 @@ interface TranscriptEntry {
   type?: string;
   isSidechain?: boolean;
   isMeta?: boolean;
-  message?: { id?: string; role?: string; content?: unknown };
+  message?: { id?: string; role?: string; content?: unknown; usage?: Record<string, unknown> };
 }
 
 /** How long a PreToolUse waits for Claude to write the tool call to its transcript (it flushes every ~100 ms). */
@@ -57,6 +57,45 @@ async function readTail(file: string): Promise<string[] | null> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * How many tokens the context held at the agent's last answer (its API usage: input, cache reads and writes,
+ * output), from the transcript of a Stop hook. Waits (at most `timeoutMs`) until the answer's words
+ * (`lastMessage`) are in the transcript, so the count is this answer's, not the one before. Null when unknown.
+ */
+export async function contextTokensAtAnswer(
+  file: string,
+  lastMessage: string | undefined,
+  timeoutMs = ANSWER_WAIT_MS,
+): Promise<number | null> {
+  const needle = lastMessage ? JSON.stringify(lastMessage.trim().slice(0, 60)).slice(1, -1) : null;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = await readTail(file);
+    if (lines && (!needle || lines.some((line) => line.includes(needle)))) return lastUsageTokens(lines);
+    if (Date.now() >= deadline) return lines ? lastUsageTokens(lines) : null;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Waiting longer for the Stop's answer would hold its message back from chat. */
+const ANSWER_WAIT_MS = 300;
+
+export function lastUsageTokens(lines: string[]): number | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const entry = parse(lines[i]!);
+    const usage = entry?.type === 'assistant' && !entry.isSidechain ? entry.message?.usage : undefined;
+    if (!usage) continue;
+    const count = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+    return (
+      count('input_tokens') +
+      count('cache_creation_input_tokens') +
+      count('cache_read_input_tokens') +
+      count('output_tokens')
+    );
+  }
+  return null;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   wantsProgressNote,
   type ClaudeHookPayload,
 } from './claude-hook-events.js';
-import { assistantTextBeforeTool } from './claude-transcript.js';
+import { assistantTextBeforeTool, contextTokensAtAnswer } from './claude-transcript.js';
 
 /** What one agent session does with its hooks. */
 export interface HookSessionHandler {
@@ -29,6 +29,11 @@ export interface HookSessionHandler {
    * sessions that want progress notes give this; the hook answers after it returned, so the note comes first.
    */
   onProgress?(text: string): void;
+  /**
+   * How many tokens the context held at the answer a Stop hook reports (from the transcript), told before
+   * the answer itself, so the footer under it is current (Claude's status line updates only after it).
+   */
+  onContextTokens?(tokens: number): void;
 }
 
 export interface UnauthorizedHook {
@@ -114,6 +119,10 @@ async function dispatch(
   response: NodeJS.EventEmitter & { writableFinished: boolean },
 ): Promise<object | null> {
   if (event === 'SessionStart' && payload.session_id) handler.onAgentSessionId(payload.session_id);
+  if (event === 'Stop' && handler.onContextTokens && payload.transcript_path) {
+    const tokens = await contextTokensAtAnswer(payload.transcript_path, payload.last_assistant_message);
+    if (tokens !== null) handler.onContextTokens(tokens);
+  }
   for (const agentEvent of eventsFromHook(event, payload)) handler.onEvent(agentEvent);
   if (handler.onProgress && wantsProgressNote(event, payload)) {
     const text = await assistantTextBeforeTool(payload.transcript_path!, payload.tool_use_id);
