@@ -201,7 +201,7 @@ describe('Telegram forum topics as sessions', () => {
     await telegram.close();
   });
 
-  it('each topic runs its own session in its own worktree; the General topic is the parent', async () => {
+  it('each topic runs its own session in its own worktree; the General topic is the parent; closing a topic ends it', async () => {
     const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot });
     await startDaemon(channel, repo('telegram', String(FORUM)));
     telegram.userSendsText({ userId: 4242, chatId: FORUM, threadId: 77, text: 'PWD' });
@@ -214,5 +214,10 @@ describe('Telegram forum topics as sessions', () => {
     );
     expect(general.threadId).toBeUndefined();
     expect(store.threads.get('telegram', String(FORUM), '77')?.worktreePath).toBe(worktreeOf('77'));
+    // Closing the topic ends its session and removes its clean worktree, as archiving a Discord thread does.
+    telegram.userClosesTopic({ userId: 4242, chatId: FORUM, threadId: 77 });
+    await waitFor('the topic worktree removed', () => !existsSync(worktreeOf('77')), { timeoutMs: 15_000 });
+    expect(store.threads.get('telegram', String(FORUM), '77')?.state).toBe('closed');
+    expect(store.sessions.list().map((s) => s.label)).toEqual(['proj']);
   });
 });

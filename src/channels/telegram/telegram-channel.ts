@@ -185,6 +185,16 @@ export class TelegramChannel implements Channel {
         ...(reply ? { replyTo: { ...targetOf(ctx), messageId: String(reply.message_id) } } : {}),
       });
     });
+    // A closed forum topic ends its thread's session, as an archived Discord thread does.
+    bot.on('message:forum_topic_closed', (ctx) => {
+      const target = targetOf(ctx);
+      if (target.threadId)
+        onInbound({
+          type: 'thread_closed',
+          target: { ...target, threadId: target.threadId },
+          reason: 'archived',
+        });
+    });
     bot.on('message:document', (ctx) => {
       const document = ctx.message.document;
       onInbound({

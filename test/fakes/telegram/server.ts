@@ -16,9 +16,16 @@ import type {
   UserDocument,
   UserPress,
   UserText,
+  UserClosesTopic,
 } from './types.js';
 import { UpdateQueue } from './updates.js';
-import { userPressesButton, userSendsDocument, userSendsText, type SentByUser } from './users.js';
+import {
+  userClosesTopic,
+  userPressesButton,
+  userSendsDocument,
+  userSendsText,
+  type SentByUser,
+} from './users.js';
 
 export type * from './types.js';
 export { parseFormatted, commandEntities } from './entities.js';
@@ -162,6 +169,10 @@ export class FakeTelegram {
 
   userSendsText(input: UserText): SentByUser {
     return userSendsText(this.world, input);
+  }
+
+  userClosesTopic(input: UserClosesTopic): SentByUser {
+    return userClosesTopic(this.world, input);
   }
 
   userPressesButton(input: UserPress): { updateId: number; callbackQueryId: string } {

@@ -194,6 +194,7 @@ export class ChatStore {
       wire.document = document;
     }
     if (message.reply_markup) wire.reply_markup = message.reply_markup;
+    if (message.forumTopicClosed) wire.forum_topic_closed = {};
     return wire;
   }
 }

@@ -62,6 +62,7 @@ export interface TgDocument {
 }
 
 export interface TgMessage {
+  forum_topic_closed?: Record<string, never>;
   message_id: number;
   from: TgUser;
   chat: TgChat;
@@ -138,6 +139,8 @@ export interface FakeMessage {
   edits: FakeEdit[];
   editDate?: number;
   deleted: boolean;
+  /** A service message: the forum topic was closed. */
+  forumTopicClosed?: boolean;
 }
 
 export interface FakeCall {
@@ -191,6 +194,10 @@ export interface UserText extends UserSpec {
   replyToMessageId?: number;
   /** Forum topic (message_thread_id). */
   threadId?: number;
+}
+
+export interface UserClosesTopic extends UserSpec {
+  threadId: number;
 }
 
 export interface UserPress extends UserSpec {

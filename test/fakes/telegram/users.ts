@@ -3,7 +3,7 @@ import { commandEntities } from './entities.js';
 import { hasButton } from './markup.js';
 import { documentFields } from './state.js';
 import type { World } from './world.js';
-import type { UserDocument, UserPress, UserText } from './types.js';
+import type { UserClosesTopic, UserDocument, UserPress, UserText } from './types.js';
 
 export interface SentByUser {
   updateId: number;
@@ -36,6 +36,20 @@ export function userSendsText(world: World, input: UserText): SentByUser {
     text: input.text,
     entities: commandEntities(input.text),
     ...replyAndThread(world, chat.id, input.replyToMessageId, input.threadId),
+  });
+  const update = world.updates.push({ message: world.store.toWire(message) });
+  return { updateId: update.update_id, messageId: message.messageId };
+}
+
+/** Someone closes a forum topic: a `forum_topic_closed` service message in it. */
+export function userClosesTopic(world: World, input: UserClosesTopic): SentByUser {
+  const chat = world.store.chatForUser(input);
+  const message = world.store.addMessage({
+    chatId: chat.id,
+    fromBot: false,
+    from: world.store.userFor(input),
+    forumTopicClosed: true,
+    ...replyAndThread(world, chat.id, undefined, input.threadId),
   });
   const update = world.updates.push({ message: world.store.toWire(message) });
   return { updateId: update.update_id, messageId: message.messageId };
