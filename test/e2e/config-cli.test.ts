@@ -259,6 +259,22 @@ describe('agent-bridge config check', () => {
     );
   });
 
+  it('warns about thread entries that cannot work: a missing folder, startup without its chat, worktrees outside git', async () => {
+    writeFileSync(
+      workFile(),
+      'repos:\n  - name: a\n    dir: ../src/api\n    thread: { isolation: worktree }\n    threads:\n' +
+        '      - id: 1\n        dir: ../gone\n      - id: 2\n        startup: true\n',
+    );
+    const result = await cli(['config', 'check']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      `ok: ${workFile()}: 1 repo, channels: none\n` +
+        `warning: ${workFile()}:7: repos.0.threads.0.dir: ${path.join(dir, 'gone')} does not exist\n` +
+        `warning: ${workFile()}:9: repos.0.threads.1.startup: a thread that starts with serve needs chat: (the chat it is in)\n` +
+        `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'src', 'api')} is not a git repository, so isolation: worktree cannot work there\n`,
+    );
+  });
+
   it('says where it looked when there is no file (exit 1)', async () => {
     const result = await cli(['config', 'check']);
     expect(result).toEqual({

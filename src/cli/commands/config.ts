@@ -119,6 +119,16 @@ export function checkRepos(
           `channels.${channel} is not configured (run agent-bridge setup ${channel})`,
         );
 
+    (repo.threads ?? []).forEach((thread, t) => {
+      const threadDir = thread.dir ? expandDir(thread.dir, path.dirname(file)) : null;
+      if (threadDir && !existsSync(threadDir))
+        warn(['repos', i, 'threads', t, 'dir'], `${threadDir} does not exist`);
+      if (thread.startup && thread.chat === undefined)
+        warn(
+          ['repos', i, 'threads', t, 'startup'],
+          'a thread that starts with serve needs chat: (the chat it is in)',
+        );
+    });
     const isolated = [
       repo.isolation,
       repo.thread?.isolation,
