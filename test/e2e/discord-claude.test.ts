@@ -85,7 +85,7 @@ function expectClean(message: FakeDiscordMessage, words: string): void {
   expect(first).toBe(words);
   for (const line of rest) expect(line).toMatch(/^📊 /);
   expect(message.content).not.toContain(String.fromCharCode(27));
-  expect(message.content).not.toMatch(/[│╭╰❯]/);
+  expect(first).not.toMatch(/[│╭╰❯]/); // no TUI frame (the footer itself separates its parts with │)
 }
 
 describe('Discord with the real Claude Code under agent-bridge serve', () => {
@@ -114,6 +114,26 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
     );
     expect(prompt.content).toContain('✅');
     await botSays(/Tool finished\. Result: .*is_error=false/);
+  });
+
+  it('ignores other bots and channels it was not given', async () => {
+    const other = discord.addChannel({ name: 'random' });
+    discord.userSends({ userId: OWNER, username: 'owner', channelId: other, content: 'not for you' });
+    discord.userSends({
+      userId: '1400000000000000077',
+      username: 'otherbot',
+      bot: true,
+      channelId: CHANNEL,
+      content: 'beep from a bot',
+    });
+    say('hello after');
+    expectClean(await botSays(/You said: hello after/), 'Hello from the fake model! You said: hello after');
+    const typed = anthropic
+      .messageRequests()
+      .map((r) => r.lastUserText)
+      .join('\n');
+    expect(typed).not.toMatch(/not for you|beep from a bot/);
+    expect(discord.messages.filter((m) => m.fromBot && m.channelId === other)).toHaveLength(0);
   });
 
   it('Deny stops the tool', async () => {
