@@ -124,6 +124,15 @@ describe('Discord threads as sessions, each in its own git worktree', () => {
         .filter((s) => s.status === 'active')
         .map((s) => s.label),
     ).toEqual([]);
+    // Talking again: the clean thread gets a new worktree (its branch kept its commits); the dirty one its kept worktree.
+    discord.userSends({ userId: OWNER, channelId: clean, content: 'PWD' });
+    discord.userSends({ userId: OWNER, channelId: dirty, content: 'PWD' });
+    await waitFor('both sessions back', () => store.sessions.list().length === 2, { timeoutMs: 15_000 });
+    await waitFor('the clean worktree made again', () => existsSync(worktreeOf(clean)), {
+      timeoutMs: 15_000,
+    });
+    expect(readFileSync(path.join(worktreeOf(dirty), 'work.txt'), 'utf8')).toBe('unsaved\n');
+    expect(store.threads.get('discord', CHANNEL, dirty)?.state).toBe('active');
   });
 
   it('after a restart a thread gets its session back in its existing worktree; one removed meanwhile is reported', async () => {

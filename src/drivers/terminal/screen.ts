@@ -45,6 +45,8 @@ export class ScreenModel {
   /** The last line takeFinishedLines() gave. */
   private taken: { line: number; isDisposed: boolean; dispose(): void } | null = null;
   private readonly settleListeners: Array<(screen: ScreenModel) => void> = [];
+  /** A parse in flight may end after dispose(): nobody is told about a disposed screen. */
+  private disposed = false;
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
     this.clock = options.clock ?? systemClock;
@@ -204,6 +206,7 @@ export class ScreenModel {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.timer?.cancel();
     this.timer = null;
     this.terminal.dispose();
@@ -228,8 +231,8 @@ export class ScreenModel {
     // Parse what was pending at the pause, once: output that arrives meanwhile waits for the next pause, so a
     // single pause in a stream never makes the model parse the rest of it (the relay must not wait for it).
     void this.parsePending().then(() => {
-      if (this.pending.length === 0 && !this.timer)
-        for (const listener of this.settleListeners) listener(this);
+      if (this.pending.length === 0 && !this.timer && !this.disposed)
+        for (const listener of [...this.settleListeners]) listener(this);
     });
   }
 }

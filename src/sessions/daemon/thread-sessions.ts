@@ -54,18 +54,18 @@ export class ThreadSessions {
     if (running) return running;
     const { store } = this.options;
     let record = store.threads.get(channel, target.chatId, target.threadId);
+    // A worktree removed from outside: said once in the thread; the thread then talks to the parent's session.
     if (record?.worktreePath && !existsSync(record.worktreePath)) {
-      await this.worktreeGone(record);
+      if (record.state === 'active') await this.worktreeGone(record);
       throw new Error(`its worktree ${record.worktreePath} was removed outside agent-bridge`);
     }
     const entry = repo.config ? findThreadEntry(repo.config, channel, target.threadId) : undefined;
     const settings = repo.config ? threadSettings(repo.config, entry) : null;
     const label = `${repo.name}#${target.threadId}`;
     let dir = settings ? path.resolve(repo.baseDir ?? repo.dir, expandHome(settings.dir)) : repo.dir;
-    let worktree: { path: string; branch: string | null } | null =
-      record?.worktreePath && record.state === 'active'
-        ? { path: record.worktreePath, branch: record.branch }
-        : null;
+    let worktree: { path: string; branch: string | null } | null = record?.worktreePath
+      ? { path: record.worktreePath, branch: record.branch }
+      : null; // active, or kept
     if (!worktree && settings?.isolation === 'worktree') {
       const info = await new GitWorktrees(dir).add(`thread-${target.threadId}`);
       worktree = { path: info.path, branch: info.branch };
@@ -135,7 +135,8 @@ export class ThreadSessions {
 
   /**
    * The thread was archived or deleted: its session stops, and its worktree goes unless it holds uncommitted
-   * changes (then it is kept, and the parent channel is told where).
+   * changes (then it is kept, and the parent channel is told where). A thread that talks again later starts
+   * afresh, or in its kept worktree.
    */
   async close(channel: string, target: ChatTarget & { threadId: string }, reason: string): Promise<boolean> {
     const { store } = this.options;
@@ -145,42 +146,41 @@ export class ThreadSessions {
     this.sessions.delete(key);
     await session?.stop(`thread ${reason}`, false);
     if (!record || record.state !== 'active') return session !== undefined;
-    let state: ThreadRecord['state'] = 'closed';
-    if (record.worktreePath && existsSync(record.worktreePath)) {
-      const repoDir = await mainCheckout(record.worktreePath);
-      const removed = await new GitWorktrees(repoDir).remove(record.worktreePath);
-      if (removed.removed) {
-        store.audit.record('WORKTREE', {
-          action: 'removed',
-          repo: record.repo,
-          thread: record.threadId,
-          path: record.worktreePath,
-        });
-      } else {
-        state = 'kept';
-        store.audit.record('WORKTREE', {
-          action: 'kept',
-          repo: record.repo,
-          thread: record.threadId,
-          path: record.worktreePath,
-          reason: removed.reason,
-        });
-        store.threads.setState(channel, target.chatId, target.threadId, state);
-        await this.options.notify(
-          channel,
-          { chatId: target.chatId },
-          `⚠️ Thread ${target.threadId} was ${reason}; its worktree ${record.worktreePath} (branch ${record.branch ?? '?'}) has uncommitted changes, so it was kept. Remove it yourself with: git worktree remove --force ${record.worktreePath}`,
-        );
-      }
-    }
-    store.threads.setState(channel, target.chatId, target.threadId, state);
+    const kept =
+      record.worktreePath && existsSync(record.worktreePath) ? await this.removeWorktree(record) : null;
+    const state = kept ? 'kept' : 'closed';
+    store.threads.upsert({
+      ...record,
+      state,
+      ...(kept ? {} : { worktreePath: null, branch: null }),
+    });
     store.audit.record('THREAD_SESSION', {
       action: reason,
       repo: record.repo,
       thread: record.threadId,
       worktree: state,
     });
+    if (kept)
+      await this.options.notify(
+        channel,
+        { chatId: target.chatId },
+        `⚠️ Thread ${target.threadId} was ${reason}; its worktree ${record.worktreePath} (branch ${record.branch ?? '?'}) has uncommitted changes, so it was kept. Remove it yourself with: git worktree remove --force ${record.worktreePath}`,
+      );
     return true;
+  }
+
+  /** Removes a closed thread's worktree; the reason it was kept instead (uncommitted changes), or null. */
+  private async removeWorktree(record: ThreadRecord): Promise<string | null> {
+    const path = record.worktreePath!;
+    const removed = await new GitWorktrees(await mainCheckout(path)).remove(path);
+    this.options.store.audit.record('WORKTREE', {
+      action: removed.removed ? 'removed' : 'kept',
+      repo: record.repo,
+      thread: record.threadId,
+      path,
+      ...(removed.reason ? { reason: removed.reason } : {}),
+    });
+    return removed.removed ? null : (removed.reason ?? 'uncommitted changes');
   }
 
   /**
