@@ -95,6 +95,13 @@ describe('Discord threads as sessions, each in its own git worktree', () => {
     const config = readFileSync(configFile, 'utf8');
     expect(config).toContain('# the project');
     expect(config).toMatch(new RegExp(`id: "?${a}"?`));
+    // Commands start nothing: a fresh thread has no session (and no worktree) yet; a running one reports its own.
+    const fresh = discord.createThread({ parentId: CHANNEL, name: 'just looking' });
+    discord.userSends({ userId: OWNER, channelId: fresh, content: '/status' });
+    await botSays(fresh, /No agent session in this thread yet/);
+    expect(existsSync(worktreeOf(fresh))).toBe(false);
+    discord.userSends({ userId: OWNER, channelId: a, content: '/status' });
+    await botSays(a, new RegExp(`proj#${a} · Custom command · running .*${worktreeOf(a)}`));
     discord.userSends({ userId: OWNER, channelId: CHANNEL, content: '/worktrees' });
     await botSays(CHANNEL, new RegExp(`thread ${a} · thread-${a} · running · clean`));
   });

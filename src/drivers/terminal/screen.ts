@@ -47,6 +47,7 @@ export class ScreenModel {
   private readonly settleListeners: Array<(screen: ScreenModel) => void> = [];
   /** A parse in flight may end after dispose(): nobody is told about a disposed screen. */
   private disposed = false;
+  private lastSnapshot: ScreenSnapshot | null = null;
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
     this.clock = options.clock ?? systemClock;
@@ -122,6 +123,8 @@ export class ScreenModel {
   }
 
   snapshot(): ScreenSnapshot {
+    // After dispose() the screen is what it was last (late readers must not touch a disposed terminal).
+    if (this.lastSnapshot) return { ...this.lastSnapshot, lines: [...this.lastSnapshot.lines] };
     const buffer = this.terminal.buffer.active;
     const lines: string[] = [];
     for (let row = 0; row < this.terminal.rows; row++) {
@@ -206,6 +209,8 @@ export class ScreenModel {
   }
 
   dispose(): void {
+    if (this.disposed) return;
+    this.lastSnapshot = this.snapshot();
     this.disposed = true;
     this.timer?.cancel();
     this.timer = null;

@@ -37,6 +37,8 @@ export class TerminalSession {
   private readonly listeners: AgentEventListener[] = [];
   private readonly clock: Clock;
   private readonly detector: PromptDetector | null;
+  /** Stopped by us: text sent now would go to a closed terminal. */
+  private stopped = false;
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
   private lastTitle = '';
 
@@ -113,6 +115,7 @@ export class TerminalSession {
 
   /** Types text as if pasted, then Enter (when `submit`), with the user's own keys paused meanwhile. */
   async sendText(text: string, submit = true): Promise<void> {
+    if (this.stopped) throw new Error('the agent has stopped');
     await this.screen.catchUp();
     const { body, submit: enter } = encodeTextInput(text, {
       bracketedPaste: this.screen.snapshot().bracketedPaste,
@@ -168,6 +171,7 @@ export class TerminalSession {
   }
 
   async stop(): Promise<ExitInfo> {
+    this.stopped = true;
     this.detector?.dispose();
     const exit = await this.pty.stop();
     this.screen.dispose();

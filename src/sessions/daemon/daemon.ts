@@ -43,6 +43,8 @@ export interface DaemonOptions {
 }
 
 const SELECTED = 'daemon:selected';
+/** Bridge commands about one session (the others are about the chat or every repository). */
+const SESSION_COMMANDS = new Set(['status', 'cancel', 'restart']);
 type TextEvent = Extract<InboundEvent, { type: 'text' }>;
 type FilesEvent = Extract<InboundEvent, { type: 'files' }>;
 
@@ -316,10 +318,14 @@ export class Daemon {
     if (!this.repoForChat(channel, event.target)) return false;
     const route = routeMessage(event.text);
     if (route.type === 'bridge') {
-      const routed = await this.sessionFor(entry, event.target);
-      if (!routed) return false;
+      // A command starts nothing: in a thread it is about the thread's session, if it has one yet.
+      const parent = this.repoForChat(channel, event.target)!;
+      const inThread = Boolean(event.target.threadId && entry.threads);
+      const session = inThread ? this.threads.running(channel, event.target) : parent;
+      if (!session && SESSION_COMMANDS.has(route.command))
+        return reply('No agent session in this thread yet: the first message starts one.');
       const answer = await bridgeCommand(route.command, route.args, {
-        session: routed.session,
+        session: session ?? parent,
         repos: this.mappedRepos(channel, event.target.chatId),
         store: this.options.store,
         threads: this.threads,

@@ -124,6 +124,11 @@ export class ThreadSessions {
     return session;
   }
 
+  /** The thread's session if this process made one (it may be stopped), without starting anything. */
+  running(channel: string, target: ChatTarget): RepoSession | undefined {
+    return this.sessions.get(keyOf(channel, target));
+  }
+
   /** The chat of a thread session, by its label; null for sessions that are not a thread's. */
   targetOf(label: string): { channel: string; target: ChatTarget } | null {
     for (const record of this.options.store.threads.list()) {
