@@ -36,7 +36,7 @@ function repo(name: string, channelId: string, startup = false): DaemonRepo {
 
 async function startDaemon(repos: DaemonRepo[]): Promise<Daemon> {
   const channel = new DiscordChannel({ token: discord.token, restApi: discord.restApi });
-  daemon = await startTestDaemon(store, repos, [
+  ({ daemon } = await startTestDaemon(store, repos, [
     {
       channel,
       allowedUsers: new Set([OWNER]),
@@ -45,7 +45,7 @@ async function startDaemon(repos: DaemonRepo[]): Promise<Daemon> {
       threads: true,
       panelChat: { chatId: GENERAL },
     },
-  ]);
+  ]));
   return daemon;
 }
 

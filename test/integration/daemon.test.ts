@@ -2,20 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentDiscoveryEnv } from '../../src/agents/discovery.js';
-import { getAgent, resolveLaunch } from '../../src/agents/registry.js';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import { LOCAL_CHAT, TerminalChannel } from '../../src/channels/terminal/terminal-channel.js';
-import { systemClock } from '../../src/core/clock.js';
-import { Daemon, type DaemonRepo, type DaemonSettings } from '../../src/sessions/daemon/daemon.js';
+import type { Daemon, DaemonRepo, DaemonSettings } from '../../src/sessions/daemon/daemon.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { OWNER } from '../support/telegram-setup.js';
+import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
 import { processExists, waitFor } from '../support/wait.js';
-
-const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
 
 let dir: string;
 let store: Store;
@@ -24,16 +19,7 @@ let daemon: Daemon;
 let terminalIn: PassThrough;
 let terminalOut = '';
 
-function repo(name: string, chats: Record<string, string[]>): DaemonRepo {
-  return {
-    name,
-    dir,
-    agent: getAgent('custom'),
-    args: ['bash', AGENT, name],
-    channels: Object.keys(chats),
-    chats,
-  };
-}
+const repo = (name: string, chats: Record<string, string[]>): DaemonRepo => chattyRepo(name, dir, chats);
 
 async function startDaemon(overrides: Partial<DaemonSettings> = {}) {
   const settings: DaemonSettings = {
@@ -50,11 +36,10 @@ async function startDaemon(overrides: Partial<DaemonSettings> = {}) {
   terminalIn = new PassThrough();
   const terminalOutput = new PassThrough();
   terminalOutput.on('data', (d) => (terminalOut += String(d)));
-  daemon = new Daemon({
+  const started = await startTestDaemon(
     store,
-    clock: systemClock,
-    settings,
-    channels: [
+    settings.repos,
+    [
       {
         channel: new TelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot }),
         allowedUsers: new Set([String(OWNER)]),
@@ -68,14 +53,10 @@ async function startDaemon(overrides: Partial<DaemonSettings> = {}) {
         exclusive: false,
       },
     ],
-    resolve: async (spec, launch) => {
-      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
-    },
-    isAlive: processExists,
-    log: () => undefined,
-  });
-  expect(await daemon.start()).toEqual(['telegram', 'terminal']);
+    { settings },
+  );
+  daemon = started.daemon;
+  expect(started.hosted).toEqual(['telegram', 'terminal']);
 }
 
 const typeInTerminal = (line: string) => terminalIn.write(line + '\n');

@@ -35,7 +35,7 @@ function repo(channel: string, chatId: string): DaemonRepo {
 }
 
 async function startDaemon(channel: Channel, mapped: DaemonRepo): Promise<Daemon> {
-  daemon = await startTestDaemon(
+  ({ daemon } = await startTestDaemon(
     store,
     [mapped],
     [{ channel, allowedUsers: new Set([OWNER, '4242']), defaultChats: [], exclusive: true, threads: true }],
@@ -43,7 +43,7 @@ async function startDaemon(channel: Channel, mapped: DaemonRepo): Promise<Daemon
       saveThread: (name, entry) =>
         writeFileSync(configFile, appendThreadEntry(readFileSync(configFile, 'utf8'), name, entry)),
     },
-  );
+  ));
   return daemon;
 }
 

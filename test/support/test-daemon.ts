@@ -35,13 +35,14 @@ export function chattyRepo(
   };
 }
 
-/** A started daemon over `store` with real agents found the usual way; no rate limits, no resume. */
+/** A started daemon over `store` with real agents found the usual way (no rate limits, no resume unless
+ * `extra.settings` says otherwise), and the channels it hosts. */
 export async function startTestDaemon(
   store: Store,
   repos: DaemonRepo[],
   channels: DaemonChannel[],
   extra: Partial<DaemonOptions> = {},
-): Promise<Daemon> {
+): Promise<{ daemon: Daemon; hosted: string[] }> {
   const daemon = new Daemon({
     store,
     clock: systemClock,
@@ -55,6 +56,5 @@ export async function startTestDaemon(
     log: () => undefined,
     ...extra,
   });
-  await daemon.start();
-  return daemon;
+  return { daemon, hosted: await daemon.start() };
 }
