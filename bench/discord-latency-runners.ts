@@ -3,7 +3,6 @@
  * discord` wires them (with probes on the channel, the relay's hooks and the session's terminal), the real CLI
  * in two processes (`serve` hosting Discord, `run` the session), and the two baselines (discord.js alone).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Events, REST, Routes, type Client } from 'discord.js';
@@ -18,9 +17,8 @@ import type * as StoreModule from '../src/store/store.js';
 import type { FakeDiscord, FakeDiscordMessage } from '../test/fakes/discord/server.js';
 import { connectDiscord } from '../test/fakes/discord/test-client.js';
 import { CHANNEL, OWNER } from '../test/support/discord-setup.js';
-import { importDist, sleep, waitUntil, wallNow } from './support.js';
-import { briefError, ChildClock, type Host } from './telegram-runners.js';
-import { agentBridgeBin } from './util.js';
+import { importDist, sleep, wallNow } from './support.js';
+import { ChildClock, serveAndRunHost, type Host } from './telegram-runners.js';
 
 /** The guild text channel prompts go to (test/support's CHANNEL), and the one the baselines send to. */
 export const PROMPT_CHANNEL = CHANNEL;
@@ -249,48 +247,8 @@ export function writeRunConfig(dataDir: string, fake: FakeDiscord): void {
 }
 
 /** `agent-bridge serve` (hosting Discord) in one process; each session an `agent-bridge run` of its own. */
-export async function crossProcessHost(root: string, fake: FakeDiscord, home: string): Promise<Host> {
-  const env = { ...process.env, AGENT_BRIDGE_HOME: home };
-  const bin = agentBridgeBin(root);
-  const serve = spawn(process.execPath, [bin, 'serve'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let serveErr = '';
-  serve.stderr.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
-  const serveExit = exited(serve);
-  await waitUntil(
-    () => (fake.isReady() ? true : serve.exitCode !== null ? fail(`serve exited: ${serveErr}`) : undefined),
-    30_000,
-    'agent-bridge serve to connect to Discord',
-    10,
-  );
-  return {
-    async session(label, count, lingerS) {
-      const args = ['run', 'custom', '--no-record', '--approve-from', 'discord', '--'];
-      args.push('bash', '--noprofile', '--norc', '-c', CHILD, 'bench', label, String(count), String(lingerS));
-      const run = spawn(process.execPath, [bin, ...args], {
-        cwd: root,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const clock = new ChildClock();
-      let stderr = '';
-      run.stdout.on('data', (chunk: Buffer) => clock.feed(chunk));
-      run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const done = exited(run).then((code) => {
-        if (code !== 0) throw new Error(`agent-bridge run: exit ${code}: ${briefError(stderr)}`);
-      });
-      return { clock, done, abort: () => void run.kill('SIGTERM') };
-    },
-    log: () => serveErr.replace(/^agent-bridge serve: .*Ctrl-C to stop\n/m, ''),
-    async stop() {
-      serve.kill('SIGTERM');
-      const code = await serveExit;
-      if (code !== 0) throw new Error(`agent-bridge serve: exit ${code}: ${briefError(serveErr)}`);
-    },
-  };
+export function crossProcessHost(root: string, fake: FakeDiscord, home: string): Promise<Host> {
+  return serveAndRunHost({ root, home, channel: 'discord', child: CHILD, connected: () => fake.isReady() });
 }
 
 /**
@@ -374,12 +332,4 @@ export class GatewayBaseline {
   async stop(): Promise<void> {
     await this.client?.destroy();
   }
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('close', (code) => resolve(code)));
-}
-
-function fail(message: string): never {
-  throw new Error(message);
 }

@@ -153,8 +153,29 @@ export async function inProcessHost(root: string, fake: FakeTelegram, dir: strin
 }
 
 /** `agent-bridge serve` (hosting Telegram) in one process; each session an `agent-bridge run` of its own. */
-export async function crossProcessHost(root: string, fake: FakeTelegram, home: string): Promise<Host> {
-  const env = { ...process.env, AGENT_BRIDGE_HOME: home };
+export function crossProcessHost(root: string, fake: FakeTelegram, home: string): Promise<Host> {
+  return serveAndRunHost({
+    root,
+    home,
+    channel: 'telegram',
+    child: CHILD,
+    connected: () => fake.isPolling(),
+  });
+}
+
+/**
+ * `agent-bridge serve` hosting `channel` in one process (ready once `connected()` says the fake sees it), and
+ * each session an `agent-bridge run custom --approve-from <channel>` of its own running `child`.
+ */
+export async function serveAndRunHost(options: {
+  root: string;
+  home: string;
+  channel: 'telegram' | 'discord';
+  child: string;
+  connected: () => boolean;
+}): Promise<Host> {
+  const { root, channel, child } = options;
+  const env = { ...process.env, AGENT_BRIDGE_HOME: options.home };
   const bin = agentBridgeBin(root);
   const serve = spawn(process.execPath, [bin, 'serve'], {
     cwd: root,
@@ -165,15 +186,16 @@ export async function crossProcessHost(root: string, fake: FakeTelegram, home: s
   serve.stderr.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
   const serveExit = exited(serve);
   await waitUntil(
-    () => (fake.isPolling() ? true : serve.exitCode !== null ? fail(`serve exited: ${serveErr}`) : undefined),
+    () =>
+      options.connected() ? true : serve.exitCode !== null ? fail(`serve exited: ${serveErr}`) : undefined,
     30_000,
-    'agent-bridge serve to poll Telegram',
+    `agent-bridge serve to connect to ${channel}`,
     10,
   );
   return {
     async session(label, count, lingerS) {
-      const args = ['run', 'custom', '--no-record', '--approve-from', 'telegram', '--'];
-      args.push('bash', '--noprofile', '--norc', '-c', CHILD, 'bench', label, String(count), String(lingerS));
+      const args = ['run', 'custom', '--no-record', '--approve-from', channel, '--'];
+      args.push('bash', '--noprofile', '--norc', '-c', child, 'bench', label, String(count), String(lingerS));
       const run = spawn(process.execPath, [bin, ...args], {
         cwd: root,
         env,
