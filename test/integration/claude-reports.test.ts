@@ -1,16 +1,14 @@
 // The hook client and receiver for seed 001's progress notes (PreToolUse + transcript) and status footer
 // (Claude's statusLine command), without Claude: payloads as Claude Code 2.1.197 sends them.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { claudeHookSettings } from '../../src/drivers/hooks/claude-settings.js';
 import { HookReceiver, type HookSessionHandler } from '../../src/drivers/hooks/hook-receiver.js';
+import { runHookClient } from '../support/hook-client.js';
 
-const CLIENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/hook-client.mjs');
 let receiver: HookReceiver | null = null;
 let dir: string | null = null;
 afterEach(async () => {
@@ -20,18 +18,8 @@ afterEach(async () => {
   dir = null;
 });
 
-function runClient(event: string, payload: object, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLIENT, event], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stdin.end(JSON.stringify(payload));
-  return new Promise<{ code: number | null; stdout: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout })),
-  );
-}
+const runClient = (event: string, payload: object, env: Record<string, string>) =>
+  runHookClient(event, payload, env).done;
 
 async function start(withProgress: boolean) {
   const events: AgentEvent[] = [];

@@ -1,34 +1,18 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import type { DetectedPrompt } from '../../src/core/prompt.js';
 import { HookReceiver, type UnauthorizedHook } from '../../src/drivers/hooks/hook-receiver.js';
 import { permissionDecision } from '../../src/drivers/hooks/claude-hook-events.js';
+import { runHookClient } from '../support/hook-client.js';
 import { waitFor } from '../support/wait.js';
 
-const CLIENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/hook-client.mjs');
 let receiver: HookReceiver | null = null;
 afterEach(async () => {
   await receiver?.close();
   receiver = null;
 });
 
-/** Runs the real hook client as Claude Code would: payload on stdin, answer on stdout. */
-function runClient(event: string, payload: object, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLIENT, event], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stdin.end(JSON.stringify(payload));
-  const done = new Promise<{ code: number | null; stdout: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout })),
-  );
-  return { child, done };
-}
+const runClient = runHookClient;
 
 const bash = {
   session_id: 'c1',
