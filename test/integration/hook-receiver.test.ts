@@ -12,8 +12,6 @@ afterEach(async () => {
   receiver = null;
 });
 
-const runClient = runHookClient;
-
 const bash = {
   session_id: 'c1',
   hook_event_name: 'PermissionRequest',
@@ -76,8 +74,8 @@ describe('Claude Code hook receiver', () => {
   it('turns Stop into the clean last message and SessionStart into the resume id', async () => {
     const hooks = await start();
     const env = hooks.registration.env;
-    await runClient('SessionStart', { session_id: 'abc-123', hook_event_name: 'SessionStart' }, env).done;
-    const stop = await runClient(
+    await runHookClient('SessionStart', { session_id: 'abc-123', hook_event_name: 'SessionStart' }, env).done;
+    const stop = await runHookClient(
       'Stop',
       { hook_event_name: 'Stop', last_assistant_message: 'All done.' },
       env,
@@ -89,7 +87,7 @@ describe('Claude Code hook receiver', () => {
 
   it('holds a PermissionRequest until the answer and prints the decision for Claude', async () => {
     const hooks = await start();
-    const run = runClient('PermissionRequest', bash, hooks.registration.env);
+    const run = runHookClient('PermissionRequest', bash, hooks.registration.env);
     await waitFor('the prompt', () => hooks.prompts.length === 1);
     expect(hooks.prompts[0]).toMatchObject({
       kind: 'permission',
@@ -110,7 +108,7 @@ describe('Claude Code hook receiver', () => {
 
   it('tells the session when Claude abandons the hook (someone answered at the terminal)', async () => {
     const hooks = await start();
-    const run = runClient('PermissionRequest', bash, hooks.registration.env);
+    const run = runHookClient('PermissionRequest', bash, hooks.registration.env);
     await waitFor('the prompt', () => hooks.prompts.length === 1);
     run.child.kill('SIGKILL');
     await waitFor('abort', () => hooks.aborted()?.aborted);
@@ -118,7 +116,7 @@ describe('Claude Code hook receiver', () => {
 
   it('leaves questions and plans to the screen: no decision, no prompt', async () => {
     const hooks = await start();
-    const { stdout } = await runClient(
+    const { stdout } = await runHookClient(
       'PermissionRequest',
       { ...bash, tool_name: 'AskUserQuestion' },
       hooks.registration.env,
@@ -128,7 +126,7 @@ describe('Claude Code hook receiver', () => {
   });
 
   it('never blocks Claude when agent-bridge is gone', async () => {
-    const { code, stdout } = await runClient('PermissionRequest', bash, {
+    const { code, stdout } = await runHookClient('PermissionRequest', bash, {
       AGENT_BRIDGE_HOOK_URL: 'http://127.0.0.1:9',
       AGENT_BRIDGE_HOOK_TOKEN: 'x',
     }).done;
