@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ServeOptions } from './commands/serve.js';
+import type { SetupDiscordOptions } from './commands/setup-discord.js';
 import { describeError, exitCodeFor } from './errors.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
@@ -228,6 +229,9 @@ function addServeCommands(program: Command): void {
     });
 }
 
+const CONFIG_TO_WRITE =
+  'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)';
+
 /** Repeatable options collect their values. */
 const repeat = (v: string, p: string[] | undefined) => [...(p ?? []), v];
 
@@ -239,10 +243,7 @@ function addSetupCommands(program: Command): void {
     .option('--token <token>', 'the bot token from @BotFather (asked when missing)')
     .option('--user <id>', 'a Telegram user id allowed to answer (repeatable; asked when missing)', repeat)
     .option('--api-root <url>', 'a self-hosted Bot API server instead of api.telegram.org')
-    .option(
-      '--config <file>',
-      'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',
-    )
+    .option('--config <file>', CONFIG_TO_WRITE)
     .addHelpText(
       'after',
       examples(
@@ -265,15 +266,12 @@ function addSetupCommands(program: Command): void {
     )
     .option(
       '--channel <id>',
-      'a channel where prompts of `run --approve-from discord` go (repeatable)',
+      'a channel where prompts of `run --approve-from discord` go (repeatable; default: your DMs)',
       repeat,
     )
     .option('--general <id>', 'a channel for the control panel (Start / Stop per project)')
     .option('--api-root <url>', 'another REST root, e.g. a local fake: http://127.0.0.1:PORT/api')
-    .option(
-      '--config <file>',
-      'config file to write (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',
-    )
+    .option('--config <file>', CONFIG_TO_WRITE)
     .addHelpText(
       'after',
       examples(
@@ -281,19 +279,10 @@ function addSetupCommands(program: Command): void {
         'agent-bridge setup discord --token MTI... --user 123456789012345678 --channel 223456789012345678',
       ),
     )
-    .action(
-      async (options: {
-        token?: string;
-        user?: string[];
-        channel?: string[];
-        general?: string;
-        apiRoot?: string;
-        config?: string;
-      }) => {
-        const { setupDiscordCommand } = await import('./commands/setup-discord.js');
-        await setupDiscordCommand(options);
-      },
-    );
+    .action(async (options: SetupDiscordOptions) => {
+      const { setupDiscordCommand } = await import('./commands/setup-discord.js');
+      await setupDiscordCommand(options);
+    });
 }
 
 function addConfigCommands(program: Command): void {
