@@ -156,6 +156,22 @@ describe('silence and tty reads', () => {
     expect(prompts()).toMatchObject([{ kind: 'unknown', confidence: 'medium' }]);
   });
 
+  it('a line-oriented agent reading its next line after an answer is idle, not asking', () => {
+    const { clock, prompts, signals } = run('agent ready\nagent got: hello\n', { tty: 'reading' });
+    clock.advance(STALL_MS * 2);
+    expect(prompts()).toHaveLength(0);
+    expect(signals).toContainEqual({ type: 'idle', idle: true });
+  });
+
+  it.each(['Enter your name:\n', 'Overwrite the file?\n', 'Pick one [1-3]\n', 'Proceed (yes/no)\n'])(
+    'a question on the line above the cursor is still a prompt: %j',
+    (text) => {
+      const { clock, prompts } = run(text, { tty: 'reading' });
+      clock.advance(TTY_PROBE_MS);
+      expect(prompts()).toHaveLength(1); // by its pattern, or as "possibly waiting" from the read
+    },
+  );
+
   it('a shell at its prompt is idle: no prompt, even when silent', () => {
     const { clock, prompts, signals } = run('$ ls\nREADME.md  src\nuser@host:~/proj$ ', {
       vocabulary: shellScreens,

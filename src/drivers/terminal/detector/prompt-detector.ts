@@ -124,6 +124,7 @@ export class PromptDetector {
     if (this.current) return;
     const bottom = lastContentRow(screen.lines);
     if (bottom < 0) return;
+    if (waitsForNextLine(screen, bottom)) return this.reportIdle(true);
     const tail = screen.lines
       .slice(Math.max(0, bottom - 5), bottom + 1)
       .map(unbox)
@@ -151,3 +152,18 @@ export class PromptDetector {
     this.timers = [];
   }
 }
+
+/**
+ * A line-oriented program (a chat agent, a REPL without a prompt of its own) that ended its output with a
+ * newline and reads the next line is idle, not asking: the cursor waits at the start of the empty line right
+ * under the last text, nothing is drawn below it (a TUI draws its frame there), and that text asks nothing.
+ */
+function waitsForNextLine(screen: ScreenView, bottom: number): boolean {
+  const { x, y } = screen.cursor;
+  if (x !== 0 || y !== bottom + 1) return false;
+  const last = screen.lines[bottom] ?? '';
+  return !QUESTION_END.test(last);
+}
+
+/** How a line that asks for input ends: `?`, `:`, `>`, `]`, `)` (as in `[y/N]`, `(yes/no)`, `Name:`). */
+const QUESTION_END = /[?:>\])]\s*$/;
