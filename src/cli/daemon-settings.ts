@@ -4,7 +4,9 @@ import { discoverCommand } from '../agents/discovery.js';
 import { getAgent, isAgentId } from '../agents/registry.js';
 import type { AgentSpec } from '../agents/types.js';
 import { durationMs } from '../config/duration.js';
+import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
+import { launchSettings } from '../config/thread-settings.js';
 import type { DaemonRepo, DaemonSettings } from '../sessions/daemon/daemon.js';
 import { LOCAL_CHAT } from '../channels/terminal/terminal-channel.js';
 import { UsageError } from './errors.js';
@@ -30,7 +32,7 @@ export async function daemonSettings(
     checkLaunchSettings(repo, agent);
     repos.push({
       name: repo.name,
-      dir: path.resolve(baseDir, expandHome(repo.dir)),
+      dir: expandDir(repo.dir, baseDir),
       agent,
       args: repo.args ?? [],
       channels: Object.keys(chats),
@@ -38,14 +40,7 @@ export async function daemonSettings(
       config: repo,
       baseDir,
       startup: repo.startup ?? false,
-      launch: {
-        ...(repo.model ? { model: repo.model } : {}),
-        ...(repo.permission === 'bypassPermissions'
-          ? { skipPermissions: true }
-          : repo.permission
-            ? { permissionMode: repo.permission }
-            : {}),
-      },
+      launch: launchSettings(repo),
     });
   }
   if (repos.length === 0) repos.push(await implicitRepo(config, cwd));
@@ -94,8 +89,4 @@ function checkLaunchSettings(repo: Config['repos'][number], agent: AgentSpec): v
     );
   if (layers.some((l) => l.permission === 'bypassPermissions') && !agent.skipPermissionsFlag)
     throw new UsageError(`repository ${repo.name}: ${agent.id} cannot skip permissions`);
-}
-
-function expandHome(dir: string): string {
-  return dir.startsWith('~/') ? path.join(process.env.HOME ?? '', dir.slice(2)) : dir;
 }

@@ -29,6 +29,26 @@ export function threadSettings(repo: RepoConfig, entry?: ThreadEntry): ThreadSet
   };
 }
 
+/**
+ * How a model and a permission mode become launch options: `bypassPermissions` is the agent's skip-permissions
+ * flag, another mode its permission mode, `default` nothing.
+ */
+export function launchSettings(settings: { model?: string; permission?: PermissionMode }): {
+  model?: string;
+  permissionMode?: string;
+  skipPermissions?: boolean;
+} {
+  const { model, permission } = settings;
+  return {
+    ...(model ? { model } : {}),
+    ...(permission === 'bypassPermissions'
+      ? { skipPermissions: true }
+      : permission
+        ? { permissionMode: permission }
+        : {}),
+  };
+}
+
 /** The repository's entry for a thread, if it has one (an entry without `channel` matches any channel). */
 export function findThreadEntry(
   repo: RepoConfig,

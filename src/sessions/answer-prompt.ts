@@ -1,4 +1,5 @@
 import { describeReply, parseReply, ReplyError, type ReplyAction } from '../core/prompt.js';
+import { OPEN_STATUSES } from '../core/prompt-state.js';
 import type { AuditLog } from '../store/audit/audit-log.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -137,7 +138,7 @@ function whyRefused(record: PromptRecord, request: AnswerRequest): string {
     return 'the answer names another session';
   if (request.nonce !== undefined && request.nonce !== record.nonce)
     return 'this button is not valid for the prompt';
-  if (record.nonceUsed || !['created', 'routed', 'awaiting_reply'].includes(record.status)) {
+  if (record.nonceUsed || !OPEN_STATUSES.includes(record.status)) {
     return `already ${record.status.replace('_', ' ')}${record.decidedBy ? ` by ${record.decidedBy}` : ''}`;
   }
   return 'the prompt expired';

@@ -1,6 +1,7 @@
 import type { Channel, ChatTarget, ChatUser, InboundEvent } from '../channels/contract.js';
 import { answerForButton, decodeButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { formatStatusFooter } from '../core/status-footer.js';
 import { WindowLimiter } from '../core/window-limiter.js';
 import { outputsDir, uploadsDir } from '../store/paths.js';
@@ -368,7 +369,7 @@ export class ChannelRelay {
     promptPrefix: string,
   ): Promise<void> {
     const record = this.options.store.prompts.findByPrefix(promptPrefix)[0];
-    if (!record || !['created', 'routed', 'awaiting_reply'].includes(record.status))
+    if (!record || !OPEN_STATUSES.includes(record.status))
       return event.acknowledge('This prompt is no longer waiting for an answer.');
     if (event.askForText) return event.askForText(TEXT_FORM_TITLES[record.kind] ?? 'Your answer');
     await event.acknowledge();

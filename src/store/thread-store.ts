@@ -77,6 +77,14 @@ export class ThreadStore {
       .run(state, this.clock.now(), channel, chatId, threadId);
   }
 
+  /** The active thread whose session has this label (`<repo>#<thread id>`), if any. */
+  activeByLabel(label: string): ThreadRecord | null {
+    const row = this.db
+      .prepare("SELECT * FROM thread_sessions WHERE label = ? AND state = 'active' LIMIT 1")
+      .get(label) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
   /** Every thread record, newest first; `repo` narrows to one repository. */
   list(repo?: string): ThreadRecord[] {
     const rows = (

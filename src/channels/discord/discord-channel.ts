@@ -294,13 +294,9 @@ export class DiscordChannel implements Channel {
     const files = [...message.attachments.values()].map((attachment) => ({
       fileName: attachment.name,
       size: attachment.size,
-      download: (maxBytes: number) => {
-        if (attachment.size > maxBytes)
-          return Promise.reject(
-            new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`),
-          );
-        return fetchCapped(attachment.url, maxBytes);
-      },
+      // fetchCapped refuses more than maxBytes (by Content-Length, then as the bytes arrive); saveUploads has
+      // already refused a file whose stated size is over the limit, before any download.
+      download: (maxBytes: number) => fetchCapped(attachment.url, maxBytes),
     }));
     if (files.length > 0) {
       this.emitIfListened(

@@ -315,11 +315,11 @@ export class Daemon {
   private async onText(entry: DaemonChannel, event: TextEvent): Promise<boolean> {
     const channel = entry.channel.name;
     const reply = (text: string) => entry.channel.sendText(event.target, text).then(() => true);
-    if (!this.repoForChat(channel, event.target)) return false;
+    const parent = this.repoForChat(channel, event.target);
+    if (!parent) return false;
     const route = routeMessage(event.text);
     if (route.type === 'bridge') {
       // A command starts nothing: in a thread it is about the thread's session, if it has one yet.
-      const parent = this.repoForChat(channel, event.target)!;
       const inThread = Boolean(event.target.threadId && entry.threads);
       const session = inThread ? this.threads.running(channel, event.target) : parent;
       if (!session && SESSION_COMMANDS.has(route.command))

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { ChatTarget } from '../../channels/contract.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
-import { findThreadEntry, threadSettings } from '../../config/thread-settings.js';
+import { expandDir } from '../../config/repos.js';
+import { findThreadEntry, launchSettings, threadSettings } from '../../config/thread-settings.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import type { Store } from '../../store/store.js';
 import type { ThreadRecord } from '../../store/thread-store.js';
-import { runGit } from '../worktrees/git-command.js';
 import { GitWorktrees } from '../worktrees/git-worktrees.js';
 import type { DaemonRepo } from './daemon-types.js';
 import type { RepoDefinition, RepoSession } from './repo-session.js';
@@ -62,7 +61,7 @@ export class ThreadSessions {
     const entry = repo.config ? findThreadEntry(repo.config, channel, target.threadId) : undefined;
     const settings = repo.config ? threadSettings(repo.config, entry) : null;
     const label = `${repo.name}#${target.threadId}`;
-    let dir = settings ? path.resolve(repo.baseDir ?? repo.dir, expandHome(settings.dir)) : repo.dir;
+    let dir = settings ? expandDir(settings.dir, repo.baseDir ?? repo.dir) : repo.dir;
     let worktree: { path: string; branch: string | null } | null = record?.worktreePath
       ? { path: record.worktreePath, branch: record.branch }
       : null; // active, or kept
@@ -104,14 +103,7 @@ export class ThreadSessions {
       ...repo,
       name: label,
       dir,
-      launch: {
-        ...(settings?.model ? { model: settings.model } : {}),
-        ...(settings?.permission === 'bypassPermissions'
-          ? { skipPermissions: true }
-          : settings?.permission
-            ? { permissionMode: settings.permission }
-            : {}),
-      },
+      launch: settings ? launchSettings(settings) : {},
       channels: [channel],
     });
     this.sessions.set(key, session);
@@ -131,11 +123,10 @@ export class ThreadSessions {
 
   /** The chat of a thread session, by its label; null for sessions that are not a thread's. */
   targetOf(label: string): { channel: string; target: ChatTarget } | null {
-    for (const record of this.options.store.threads.list()) {
-      if (record.label === label && record.state === 'active')
-        return { channel: record.channel, target: { chatId: record.chatId, threadId: record.threadId } };
-    }
-    return null;
+    const record = this.options.store.threads.activeByLabel(label);
+    return record
+      ? { channel: record.channel, target: { chatId: record.chatId, threadId: record.threadId } }
+      : null;
   }
 
   /**
@@ -177,7 +168,8 @@ export class ThreadSessions {
   /** Removes a closed thread's worktree; the reason it was kept instead (uncommitted changes), or null. */
   private async removeWorktree(record: ThreadRecord): Promise<string | null> {
     const path = record.worktreePath!;
-    const removed = await new GitWorktrees(await mainCheckout(path)).remove(path);
+    // GitWorktrees finds the main checkout from any of its worktrees.
+    const removed = await new GitWorktrees(path).remove(path);
     this.options.store.audit.record('WORKTREE', {
       action: removed.removed ? 'removed' : 'kept',
       repo: record.repo,
@@ -253,9 +245,7 @@ export class ThreadSessions {
       if (record.worktreePath) {
         const exists = existsSync(record.worktreePath);
         const status = exists
-          ? await new GitWorktrees(await mainCheckout(record.worktreePath))
-              .status(record.worktreePath)
-              .catch(() => null)
+          ? await new GitWorktrees(record.worktreePath).status(record.worktreePath).catch(() => null)
           : null;
         worktree = {
           exists,
@@ -316,18 +306,4 @@ export class ThreadSessions {
 
 function keyOf(channel: string, target: ChatTarget): string {
   return `${channel}:${target.chatId}:${target.threadId ?? ''}`;
-}
-
-/** The main checkout a worktree belongs to (its `.git` file names it). */
-async function mainCheckout(worktree: string): Promise<string> {
-  const common = await runGit(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  return path.dirname(common.trim());
-}
-
-function expandHome(dir: string): string {
-  return dir === '~'
-    ? (process.env.HOME ?? dir)
-    : dir.startsWith('~/')
-      ? path.join(process.env.HOME ?? '', dir.slice(2))
-      : dir;
 }
