@@ -9,6 +9,7 @@ import type { Daemon, DaemonRepo, DaemonSettings } from '../../src/sessions/daem
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { OWNER } from '../support/telegram-setup.js';
+import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
 import { processExists, waitFor } from '../support/wait.js';
 
@@ -160,22 +161,11 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     telegram.userSendsText({ userId: OWNER, text: 'hi' });
     await telegramSays(/web got: hi/);
     const session = store.sessions.list()[0]!;
-    const prompt = store.prompts.create(
+    const prompt = openPrompt(
+      store,
       session.id,
-      {
-        kind: 'yes_no',
-        confidence: 'high',
-        excerpt: 'Go? (y/n)',
-        detail: 'Go? (y/n)',
-        choices: [],
-        safeDefault: { type: 'no' },
-        key: 'k',
-      },
-      60_000,
-      'screen',
+      yesNoPrompt({ excerpt: 'Go? (y/n)', detail: 'Go? (y/n)', key: 'k' }),
     );
-    store.prompts.transition(prompt.id, 'routed');
-    store.prompts.transition(prompt.id, 'awaiting_reply');
     await daemon.stop();
     expect(processExists(session.pid!)).toBe(false);
     expect(store.prompts.get(prompt.id)?.status).toBe('awaiting_reply');

@@ -8,7 +8,7 @@ import { ChannelRelay } from '../../src/sessions/channel-relay.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
 import { buttonId, CHANNEL, ephemeralReplies, hasButtons, OWNER } from '../support/discord-setup.js';
-import { permissionPrompt } from '../support/temp-store.js';
+import { openPrompt as openStoredPrompt, permissionPrompt } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -73,15 +73,8 @@ afterEach(async () => {
 });
 
 function openPrompt(command: string) {
-  const record = store.prompts.create(
-    SESSION,
-    permissionPrompt({ detail: `Bash command\n\n${command}\n\nDo you want to proceed?`, key: command }),
-    60_000,
-    'screen',
-  );
-  store.prompts.transition(record.id, 'routed');
-  store.prompts.transition(record.id, 'awaiting_reply');
-  return record;
+  const detail = `Bash command\n\n${command}\n\nDo you want to proceed?`;
+  return openStoredPrompt(store, SESSION, permissionPrompt({ detail, key: command }));
 }
 
 const promptMessages = (command: string) =>

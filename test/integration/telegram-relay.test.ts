@@ -8,7 +8,7 @@ import { ChannelRelay } from '../../src/sessions/channel-relay.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeTelegram, type FakeMessage, type FakeTelegram } from '../fakes/telegram/server.js';
 import { buttonData, hasButtons, OWNER, STRANGER } from '../support/telegram-setup.js';
-import { permissionPrompt, yesNoPrompt } from '../support/temp-store.js';
+import { openPrompt as openStoredPrompt, permissionPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -63,12 +63,8 @@ function session(id = 'aaaaaaaa-0000-4000-8000-000000000001', label = 'app') {
   });
 }
 
-function openPrompt(sessionId: string, prompt = permissionPrompt(), ttlMs = 60_000) {
-  const record = store.prompts.create(sessionId, prompt, ttlMs, 'screen');
-  store.prompts.transition(record.id, 'routed');
-  store.prompts.transition(record.id, 'awaiting_reply');
-  return store.prompts.get(record.id)!;
-}
+const openPrompt = (sessionId: string, prompt = permissionPrompt(), ttlMs = 60_000) =>
+  openStoredPrompt(store, sessionId, prompt, ttlMs);
 
 const withButtons = () => fake.waitForMessage((m) => hasButtons(m), 10_000);
 const reply = (pattern: RegExp) => fake.waitForMessage((m) => pattern.test(m.text ?? ''), 10_000);

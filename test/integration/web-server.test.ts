@@ -8,6 +8,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'test-token-1234567890abcdef';
@@ -170,22 +171,11 @@ describe('web UI API and live terminals', () => {
 
   it('answers a prompt once: 200, then 409; a bad answer is 400; an unknown prompt 404', async () => {
     store.sessions.create({ id: 'sess', agent: 'shell', cwd: dir, pid: 1, recording: null });
-    const record = store.prompts.create(
+    const record = openPrompt(
+      store,
       'sess',
-      {
-        kind: 'yes_no',
-        confidence: 'high',
-        excerpt: 'Go? (y/n)',
-        detail: 'Go? (y/n)',
-        choices: [],
-        safeDefault: { type: 'no' },
-        key: 'k',
-      },
-      60_000,
-      'screen',
+      yesNoPrompt({ excerpt: 'Go? (y/n)', detail: 'Go? (y/n)', key: 'k' }),
     );
-    store.prompts.transition(record.id, 'routed');
-    store.prompts.transition(record.id, 'awaiting_reply');
     const prompts = (await (await api('/api/prompts')).json()) as Array<{ id: string; excerpt: string }>;
     expect(prompts.map((p) => p.excerpt)).toEqual(['Go? (y/n)']);
     const post = (answer: string, id = record.id) =>

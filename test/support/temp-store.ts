@@ -55,3 +55,11 @@ export function permissionPrompt(overrides: Partial<DetectedPrompt> = {}): Detec
     ...overrides,
   };
 }
+
+/** A prompt as a session raises it: created, routed and awaiting a reply; returns the stored record. */
+export function openPrompt(store: Store, sessionId: string, prompt: DetectedPrompt, ttlMs = 60_000) {
+  const record = store.prompts.create(sessionId, prompt, ttlMs, 'screen');
+  store.prompts.transition(record.id, 'routed');
+  store.prompts.transition(record.id, 'awaiting_reply');
+  return store.prompts.get(record.id)!;
+}
