@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/serve
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
 import { CliUnderPty } from '../support/cli-under-pty.js';
-import { buttonId, CHANNEL, hasButtons, OWNER } from '../support/discord-setup.js';
+import { buttonId, CHANNEL, hasButtons, OWNER, writeDiscordConfig } from '../support/discord-setup.js';
 import { git, makeRepo } from '../support/git-repo.js';
 import { waitFor } from '../support/wait.js';
 
@@ -24,25 +24,10 @@ beforeEach(async () => {
   repo = makeRepo(path.join(dir, 'repo'));
   home = await prepareClaudeHome({ baseUrl: anthropic.url, cwd: repo });
   const data = path.join(home.home, '.agent-bridge');
-  const config = path.join(dir, 'agent-bridge.yaml');
-  writeFileSync(
-    config,
-    [
-      'channels:',
-      '  discord:',
-      `    token: "${discord.token}"`,
-      `    allowed_users: ["${OWNER}"]`,
-      `    api_root: ${discord.restApi}`,
-      'repos:',
-      '  - name: proj',
-      `    dir: ${repo}`,
-      '    agent: claude',
-      `    channels: { discord: ["${CHANNEL}"] }`,
-      '    thread: { isolation: worktree }',
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  );
+  const config = writeDiscordConfig(data, discord, repo, [
+    '    agent: claude',
+    '    thread: { isolation: worktree }',
+  ]);
   const env = { ...home.env, AGENT_BRIDGE_HOME: data, AGENT_BRIDGE_CLAUDE_PATH: claudeBinary() };
   serve = new CliUnderPty(['serve', '--no-web', '--no-terminal', '--config', config], { cwd: dir, env });
   await serve.waitForText('agent-bridge serve: proj on discord');

@@ -1,17 +1,18 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
 import { CliUnderPty } from '../support/cli-under-pty.js';
-import { CHANNEL, OWNER } from '../support/discord-setup.js';
+import { CHANNEL, OWNER, writeDiscordConfig } from '../support/discord-setup.js';
 import { git, makeRepo } from '../support/git-repo.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
 
 let dir: string;
+let configFile: string;
 let repo: string;
 let discord: FakeDiscord;
 let env: Record<string, string>;
@@ -23,22 +24,11 @@ beforeEach(async () => {
   discord = await startFakeDiscord({ channels: [{ id: CHANNEL, name: 'proj' }] });
   const data = path.join(dir, 'data');
   env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, AGENT_BRIDGE_HOME: data };
-  const config = [
-    'channels:',
-    '  discord:',
-    `    token: "${discord.token}"`,
-    `    allowed_users: ["${OWNER}"]`,
-    `    api_root: ${discord.restApi}`,
-    'repos:',
-    '  - name: proj # the project',
-    `    dir: ${repo}`,
+  configFile = writeDiscordConfig(data, discord, repo, [
     '    agent: custom',
     `    args: [bash, ${AGENT}, proj]`,
-    `    channels: { discord: ["${CHANNEL}"] }`,
     '    thread: { isolation: worktree }',
-    '',
-  ].join('\n');
-  writeFileSync(path.join(dir, 'agent-bridge.yaml'), config, { mode: 0o600 });
+  ]);
 });
 
 afterEach(async () => {
@@ -48,7 +38,7 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<CliUnderPty> {
-  const proc = new CliUnderPty(['serve', '--no-web', '--config', path.join(dir, 'agent-bridge.yaml')], {
+  const proc = new CliUnderPty(['serve', '--no-web', '--config', configFile], {
     cwd: dir,
     env,
   });
@@ -98,7 +88,7 @@ describe('threads and worktrees across a crash of agent-bridge serve', () => {
         .filter((l) => l.includes('thread-')),
     ).toHaveLength(1);
     // The thread was written into the config, comments kept; it survives an edit of the file.
-    const config = (await import('node:fs')).readFileSync(path.join(dir, 'agent-bridge.yaml'), 'utf8');
+    const config = readFileSync(configFile, 'utf8');
     expect(config).toContain('# the project');
     expect(config).toMatch(new RegExp(`threads:\\n\\s+- id: "${thread}"`));
   });

@@ -8,8 +8,16 @@ export const OWNER = '1400000000000000042';
 export const STRANGER = '1400000000000000099';
 export const CHANNEL = '1400000000000000100';
 
-/** Writes agent-bridge.yaml in the data folder: the fake bot, one allowed user, `proj` mapped to CHANNEL. */
-export function writeDiscordConfig(dataDir: string, fake: FakeDiscord, project: string): string {
+/**
+ * Writes agent-bridge.yaml in the data folder: the fake bot, one allowed user, `proj` mapped to CHANNEL and run
+ * by Claude Code; `repoLines` replace the agent line (another agent, thread settings, comments).
+ */
+export function writeDiscordConfig(
+  dataDir: string,
+  fake: FakeDiscord,
+  project: string,
+  repoLines: string[] = ['    agent: claude'],
+): string {
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'agent-bridge.yaml');
   writeFileSync(
@@ -21,9 +29,9 @@ export function writeDiscordConfig(dataDir: string, fake: FakeDiscord, project: 
       `    allowed_users: ["${OWNER}"]`,
       `    api_root: ${fake.restApi}`,
       'repos:',
-      '  - name: proj',
+      '  - name: proj # the project',
       `    dir: ${project}`,
-      '    agent: claude',
+      ...repoLines,
       `    channels: { discord: ["${CHANNEL}"] }`,
       '',
     ].join('\n'),
