@@ -189,12 +189,9 @@ export class ThreadSessions {
   async recover(repos: DaemonRepo[], crashed: Set<string> = new Set()): Promise<string[]> {
     const lines: string[] = [];
     const { store } = this.options;
+    for (const gone of await this.checkWorktrees())
+      lines.push(`thread ${gone.threadId}: its worktree ${gone.worktreePath} was removed`);
     for (const record of store.threads.list().filter((r) => r.state === 'active')) {
-      if (record.worktreePath && !existsSync(record.worktreePath)) {
-        await this.worktreeGone(record);
-        lines.push(`thread ${record.threadId}: its worktree ${record.worktreePath} was removed`);
-        continue;
-      }
       const repo = repos.find((r) => r.name === record.repo);
       // Its session was running when agent-bridge died: bring it back now, resuming the agent's conversation.
       if (repo && crashed.has(record.label)) lines.push(await this.restart(record, repo));
@@ -275,10 +272,13 @@ export class ThreadSessions {
     });
   }
 
-  private async checkWorktrees(): Promise<void> {
-    for (const record of this.options.store.threads.list().filter((r) => r.state === 'active')) {
-      if (record.worktreePath && !existsSync(record.worktreePath)) await this.worktreeGone(record);
-    }
+  /** Active threads whose worktree was removed from outside: each is closed and told; returns them. */
+  private async checkWorktrees(): Promise<ThreadRecord[]> {
+    const gone = this.options.store.threads
+      .list()
+      .filter((r) => r.state === 'active' && r.worktreePath !== null && !existsSync(r.worktreePath));
+    for (const record of gone) await this.worktreeGone(record);
+    return gone;
   }
 
   /** A worktree removed from outside: the session stops and the thread is asked to be archived. */
