@@ -1,9 +1,2 @@
-/** Is a process of ours still there? EPERM means it exists but belongs to someone else. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Process liveness for the commands: a pid and its start time, so reuse and zombies do not fool us. */
+export { isProcessAlive, ownProcessRef, type ProcessRef } from '../drivers/terminal/process-tree.js';

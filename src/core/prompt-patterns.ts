@@ -9,8 +9,12 @@ import type { ScreenView } from './screen-vocabulary.js';
  * Prompt patterns any terminal program may show (seed 004 §5.1), read from the rendered screen near the
  * cursor: yes/no, press-enter, numbered menus, free text. High confidence when they match.
  */
+/**
+ * A y/n question ends its line (or the text before the cursor): `Continue? (y/n) n` already holds its answer,
+ * typed at the terminal, and asks nothing any more.
+ */
 const YES_NO =
-  /\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?\s*$/i;
+  /(?:\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?)[\s:?>›»]*$/i;
 const CONFIRM_ENTER =
   /press (?:enter|return|any key)|\[press enter\]|hit (?:enter|return)|-- ?more ?--|\(END\)$/i;
 const MENU_QUESTION =
@@ -18,6 +22,9 @@ const MENU_QUESTION =
 const FREE_TEXT =
   /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
 const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
+/** A question whose answer is a secret: never stored, never shown, only its length (issue 12). */
+const SECRET_QUESTION =
+  /pass(?:word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|private key|credential|one[- ]time code|\botp\b|2fa|verification code/i;
 /** How far above a menu its question may be (dialogs put a reason or a command in between). */
 const QUESTION_REACH = 14;
 const BOX_TOP = /^\s*[╭┌]|^[\s─━]{20,}$/;
@@ -46,7 +53,10 @@ export function detectGenericPrompt(screen: ScreenView): DetectedPrompt | null {
   }
   if (CONFIRM_ENTER.test(last)) return build('confirm_enter', context, [], { type: 'enter' });
   const asked = cursorLine.trim() ? cursorLine : last;
-  if (FREE_TEXT.test(asked) || QUESTION_LINE.test(asked)) return build('free_text', context, [], null);
+  if (FREE_TEXT.test(asked) || QUESTION_LINE.test(asked)) {
+    const prompt = build('free_text', context, [], null);
+    return SECRET_QUESTION.test(asked) ? { ...prompt, secret: true } : prompt;
+  }
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { normalizeLineEnds, textProblem } from './answer-text.js';
 import type { Confidence, PromptChoice, PromptKind } from './events.js';
 
 /**
@@ -13,7 +14,12 @@ export type ReplyAction =
   | { type: 'text'; text: string }
   | { type: 'default' }
   | { type: 'escape' }
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  /**
+   * Words for a secret prompt (a password), as stored: sealed to the session's key (`box`), and once typed
+   * only their length (`box` null). Never the text itself.
+   */
+  | { type: 'sealed'; box: string | null; length: number };
 
 /** What a detector found on screen (or a hook/protocol reported): everything a person needs to decide. */
 export interface DetectedPrompt {
@@ -30,6 +36,13 @@ export interface DetectedPrompt {
   allowForSessionChoice?: number;
   /** Same key = same prompt still on screen: used to raise each prompt once. */
   key: string;
+  /**
+   * Whether words for it may span lines: true where they go in as one bracketed paste or through a protocol;
+   * false for a program that reads a line at a time (each line would answer something else). Default true.
+   */
+  multiline?: boolean;
+  /** It asks for a secret (a password, a token): the answer is never stored or shown, only its length. */
+  secret?: boolean;
 }
 
 export const EXCERPT_MAX_CHARS = 200;
@@ -60,12 +73,20 @@ export function truncateExcerpt(text: string, max = EXCERPT_MAX_CHARS): string {
  */
 export function parseReply(
   raw: string,
-  prompt: Pick<DetectedPrompt, 'kind' | 'choices' | 'allowForSessionChoice'>,
+  prompt: Pick<DetectedPrompt, 'kind' | 'choices' | 'allowForSessionChoice' | 'multiline'>,
 ): ReplyAction {
-  const value = raw.trim();
+  const problem = textProblem(raw);
+  if (problem) throw new ReplyError(problem);
+  const text = normalizeLineEnds(raw);
+  const value = text.trim();
   const lower = value.toLowerCase();
+  const words = (action: ReplyAction): ReplyAction => {
+    if (prompt.multiline === false && /\n/.test(value))
+      throw new ReplyError('this prompt takes one line at a time: send your answer without line breaks');
+    return action;
+  };
   if (prompt.kind === 'free_text' && !['default', 'cancel'].includes(lower))
-    return { type: 'text', text: raw };
+    return words({ type: 'text', text });
   if (/^\d+$/.test(value)) {
     const number = Number(value);
     if (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === number)) {
@@ -76,9 +97,10 @@ export function parseReply(
   if (['y', 'yes', 'allow', 'approve'].includes(lower)) return yesAction(prompt);
   if (['n', 'no', 'deny', 'reject'].includes(lower)) return noAction(prompt);
   if (lower === 'session' || lower === 'allow_session') {
-    if (!prompt.allowForSessionChoice)
+    const grant = prompt.allowForSessionChoice;
+    if (!grant || (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === grant)))
       throw new ReplyError('this prompt has no "allow for this session" option');
-    return { type: 'choice', number: prompt.allowForSessionChoice };
+    return { type: 'choice', number: grant };
   }
   if (lower === 'enter') return { type: 'enter' };
   if (lower === 'default') return { type: 'default' };
@@ -86,12 +108,12 @@ export function parseReply(
   if (lower === 'esc' || lower === 'escape') return { type: 'escape' };
   // Text is an answer only where the agent asks for text; typed into a menu it would do something else.
   const textChoice = textChoiceOf(prompt);
-  if (textChoice !== null) return { type: 'choice', number: textChoice, text: raw };
+  if (textChoice !== null) return words({ type: 'choice', number: textChoice, text });
   if (prompt.choices.length > 0)
     throw new ReplyError(`answer with a choice: ${prompt.choices.map((c) => c.number).join(', ')}`);
   if (prompt.kind === 'yes_no') throw new ReplyError('answer yes or no');
   if (prompt.kind === 'confirm_enter') throw new ReplyError('answer enter');
-  return { type: 'text', text: raw };
+  return words({ type: 'text', text });
 }
 
 /**
@@ -134,9 +156,16 @@ export function describeReply(action: ReplyAction, choices: readonly PromptChoic
     }
     case 'text':
       return quoted(action.text);
+    case 'sealed':
+      return secretSummary(action.length);
     default:
       return action.type;
   }
+}
+
+/** How a secret answer appears anywhere (audit, chat, inbox): its length only. */
+export function secretSummary(length: number): string {
+  return `[secret, ${length} characters]`;
 }
 
 function quoted(text: string): string {

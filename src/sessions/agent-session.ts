@@ -5,6 +5,8 @@ import type { AgentSpec } from '../agents/types.js';
 import type { Clock } from '../core/clock.js';
 import type { AgentEvent, AgentUsage, ExitInfo, PromptKind } from '../core/events.js';
 import { DEFAULT_PROMPT_TTL_MS, describeReply } from '../core/prompt.js';
+import { newSealingKeys, openSealed } from '../core/sealed-box.js';
+import { ownProcessRef } from '../drivers/terminal/process-tree.js';
 import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
 import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
 import { ProgressNotes } from '../drivers/hooks/claude-transcript.js';
@@ -38,6 +40,11 @@ export interface AgentSessionOptions {
   label?: string;
   /** Who started it, for the audit trail (e.g. `web:127.0.0.1`); absent for a session started at its own terminal. */
   startedBy?: string;
+  /**
+   * Something the person running it should know at once (the store failed: a full disk). `run` prints it in
+   * the terminal, `serve` in its log. It is audited too, when the audit log can still be written.
+   */
+  onNotice?: (line: string) => void;
 }
 
 /** Sessions that run in the background (the daemon, the web UI): nobody's terminal gives them a size. */
@@ -67,6 +74,10 @@ export class AgentSession {
   private idle = false;
   private latestUsage: AgentUsage | null = null;
   private readonly progressNotes = new ProgressNotes();
+  /** Secret answers are sealed to this key by whoever answers; only this session can open them. */
+  private readonly sealing = newSealingKeys();
+  /** The last storage failure said, so a full disk is said once per kind of failure, not per byte. */
+  private readonly storageSaid = new Set<string>();
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -134,6 +145,9 @@ export class AgentSession {
       ttlMs: (kind) => ttl[kind],
       observers: this.options.observers ?? [],
       hookGraceMs: spec.hooks && this.options.hooks ? HOOK_GRACE_MS : 0,
+      openSealed: (reply) => ({ type: 'text', text: openSealed(this.sealing.privateKey, reply.box ?? '') }),
+      onClear: () => this.onStoreChange(),
+      onStorageError: (what, error) => this.storageFailed(what, error),
     });
     const { args, env } = this.hookArguments(Math.ceil(ttl.permission / 1000) + 60);
     this.terminal = await TerminalSession.start({
@@ -164,6 +178,8 @@ export class AgentSession {
       pid: this.terminal.pid,
       recording,
       approveFrom,
+      owner: ownProcessRef(),
+      answerKey: this.sealing.publicKey,
       ...(this.options.label ? { label: this.options.label } : {}),
     });
     store.audit.record('SESSION_START', {
@@ -188,14 +204,54 @@ export class AgentSession {
     this.onStoreChange();
   }
 
+  /**
+   * Answers recorded anywhere are applied; text typed in chats is typed into the agent, but never while a
+   * prompt is shown or queued: it waits in the store until the prompt is resolved (the coordinator says so).
+   */
   private onStoreChange(): void {
     this.coordinator.poke();
-    for (const input of this.options.store.channels.takeInputs(this.id)) {
+    if (this.coordinator.hasOpenPrompt) return;
+    let inputs: ReturnType<Store['channels']['takeInputs']>;
+    try {
+      inputs = this.options.store.channels.takeInputs(this.id);
+    } catch (error) {
+      return this.storageFailed('reading text sent from chats', error);
+    }
+    for (const input of inputs) {
+      this.audit('TEXT_TYPED', { sent_by: input.sentBy, chars: [...input.text].length });
       void this.terminal.sendText(input.text).catch(() => undefined);
     }
   }
 
+  /** The store failed: said once per kind of failure, audited where possible; the agent goes on. */
+  private storageFailed(what: string, error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (this.storageSaid.has(what)) return;
+    this.storageSaid.add(what);
+    this.options.onNotice?.(
+      `could not write to ${this.options.store.dir} while ${what}: ${reason}; the session goes on`,
+    );
+    this.audit('STORAGE_FAILED', { what, reason });
+  }
+
+  private audit(event: Parameters<Store['audit']['record']>[0], fields: Record<string, unknown>): void {
+    try {
+      this.options.store.audit.record(event, { session_id: this.id, ...fields });
+    } catch {
+      // The audit log itself cannot be written: the notice above is all that can be said.
+    }
+  }
+
   private onTerminalEvent(event: AgentEvent): void {
+    try {
+      this.handleTerminalEvent(event);
+    } catch (error) {
+      // Whatever fails in our bookkeeping, the agent's terminal goes on.
+      this.storageFailed(`handling ${event.type}`, error);
+    }
+  }
+
+  private handleTerminalEvent(event: AgentEvent): void {
     if (event.type === 'status' && event.state) this.idle = event.state === 'idle';
     if (event.type === 'output') this.recorder?.output(event.data);
     if (event.type === 'prompt') {
@@ -291,6 +347,26 @@ export class AgentSession {
     return file;
   }
 
+  private recordEnd(exit: ExitInfo, status: 'completed' | 'crashed' | 'terminated'): void {
+    const { store } = this.options;
+    store.sessions.end(this.id, status, exit.exitCode);
+    store.audit.record('SESSION_END', {
+      session_id: this.id,
+      exit_code: exit.exitCode,
+      signal: exit.signal,
+      status,
+    });
+    if (this.options.approveFrom?.length) {
+      const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
+      const name = this.options.spec.displayName;
+      store.channels.addMessage(
+        this.id,
+        'notice',
+        `⏹ ${name} session ${this.id.slice(0, 8)} ended (${status}, ${how})`,
+      );
+    }
+  }
+
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
     this.recorder?.resize(cols, rows);
@@ -312,22 +388,10 @@ export class AgentSession {
     else this.coordinator.stop(options.reason ?? 'the session ended');
     await this.recorder?.close();
     for (const clean of this.cleanup.splice(0)) clean();
-    const { store } = this.options;
-    store.sessions.end(this.id, status, exit.exitCode);
-    store.audit.record('SESSION_END', {
-      session_id: this.id,
-      exit_code: exit.exitCode,
-      signal: exit.signal,
-      status,
-    });
-    if (this.options.approveFrom?.length) {
-      const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
-      const name = this.options.spec.displayName;
-      store.channels.addMessage(
-        this.id,
-        'notice',
-        `⏹ ${name} session ${this.id.slice(0, 8)} ended (${status}, ${how})`,
-      );
+    try {
+      this.recordEnd(exit, status);
+    } catch (error) {
+      this.storageFailed('recording the end of the session', error);
     }
   }
 }

@@ -1,8 +1,14 @@
+import type { IsAlive } from '../core/process-ref.js';
 import { describeReply, parseReply, ReplyError, type ReplyAction } from '../core/prompt.js';
 import { OPEN_STATUSES } from '../core/prompt-state.js';
-import type { AuditLog } from '../store/audit/audit-log.js';
-import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
-import type { SessionStore } from '../store/session-store.js';
+import { seal } from '../core/sealed-box.js';
+import { isProcessAlive } from '../drivers/terminal/process-tree.js';
+import type { PromptRecord } from '../store/prompt-store.js';
+import type { SessionRecord } from '../store/session-store.js';
+import type { Store } from '../store/store.js';
+import { reapIfDead } from './session-liveness.js';
+
+type AnswerStore = Pick<Store, 'db' | 'prompts' | 'sessions' | 'audit'>;
 
 export type AnswerOutcome =
   | { ok: true; record: PromptRecord; reply: ReplyAction; summary: string }
@@ -25,13 +31,17 @@ export interface AnswerRequest {
 }
 
 /**
- * Records a person's answer: parsed against the prompt's own choices, then applied with the store's guarded
- * UPDATE (right session, unused nonce, not expired, still open). Every outcome is audited. Injection is the
- * owning session's job: it notices the decision and types it, once.
+ * Records a person's answer: to a session whose process is alive (pid and start time; a dead one is closed
+ * here, by whoever notices first), parsed against the prompt's own choices (text only: no control bytes),
+ * sealed when the prompt asks for a secret, then applied with the store's guarded UPDATE (right session,
+ * unused nonce, not expired, still open) together with its REPLY_RECEIVED audit line, so the injection's line
+ * always comes after it. Every outcome is audited. Injection is the owning session's job: it notices the
+ * decision and types it, once, and only while the prompt is still shown.
  */
 export function answerPrompt(
-  store: { prompts: PromptStore; sessions: SessionStore; audit: AuditLog },
+  store: AnswerStore,
   request: AnswerRequest,
+  isAlive: IsAlive = isProcessAlive,
 ): AnswerOutcome {
   const matches = store.prompts.findByPrefix(request.promptRef);
   if (matches.length === 0) {
@@ -59,51 +69,79 @@ export function answerPrompt(
   if (request.noncePrefix !== undefined && !record.nonce.startsWith(request.noncePrefix)) {
     return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
   }
-  let reply: ReplyAction;
-  try {
-    reply = parseReply(request.raw, {
-      kind: record.kind,
-      choices: record.choices,
-      allowForSessionChoice: record.allowForSessionChoice ?? undefined,
-    });
-  } catch (error) {
-    if (!(error instanceof ReplyError)) throw error;
-    return { ok: false, code: 'bad_reply', reason: error.message, record };
-  }
   const session = store.sessions.get(record.sessionId);
-  if (session?.status !== 'active') {
+  if (!session || session.status !== 'active' || reapIfDead(store, session, isAlive)) {
     return refuse(
       store,
       record,
       request,
       'session_gone',
-      `the session that asked (${record.sessionId.slice(0, 8)}) is not running`,
+      goneReason(record, store.sessions.get(record.sessionId)),
     );
   }
+  let reply: ReplyAction;
+  try {
+    reply = replyFor(request.raw, record, session);
+  } catch (error) {
+    if (!(error instanceof ReplyError)) throw error;
+    return { ok: false, code: 'bad_reply', reason: error.message, record };
+  }
   if (reply.type === 'cancel') return cancel(store, record, request);
-  const decided = store.prompts.decide({
-    promptId: record.id,
-    sessionId: request.sessionId ?? record.sessionId,
-    nonce: request.nonce ?? record.nonce,
-    reply,
-    decidedBy: request.decidedBy,
-  });
-  if (!decided) return refuseAsItStands(store, record, request);
   const summary = describeReply(reply, record.choices);
-  store.audit.record('REPLY_RECEIVED', {
-    session_id: record.sessionId,
-    prompt_id: record.id,
-    value: summary,
-    decided_by: request.decidedBy,
-  });
+  const decided = store.db
+    .transaction(() => {
+      const result = store.prompts.decide({
+        promptId: record.id,
+        sessionId: request.sessionId ?? record.sessionId,
+        nonce: request.nonce ?? record.nonce,
+        reply,
+        decidedBy: request.decidedBy,
+      });
+      if (result)
+        store.audit.record('REPLY_RECEIVED', {
+          session_id: record.sessionId,
+          prompt_id: record.id,
+          value: summary,
+          decided_by: request.decidedBy,
+        });
+      return result;
+    })
+    .immediate();
+  if (!decided) return refuseAsItStands(store, record, request);
   return { ok: true, record: decided, reply, summary };
 }
 
-function cancel(
-  store: { prompts: PromptStore; audit: AuditLog },
-  record: PromptRecord,
-  request: AnswerRequest,
-): AnswerOutcome {
+/** The answer as the prompt takes it: one of its choices, or text only; sealed when it is a secret. */
+function replyFor(raw: string, record: PromptRecord, session: SessionRecord): ReplyAction {
+  const reply = parseReply(raw, {
+    kind: record.kind,
+    choices: record.choices,
+    allowForSessionChoice: record.allowForSessionChoice ?? undefined,
+    multiline: record.multiline,
+  });
+  return sealIfSecret(reply, record, session);
+}
+
+/** Words for a secret prompt leave this process only sealed to the session's own key. */
+function sealIfSecret(reply: ReplyAction, record: PromptRecord, session: SessionRecord): ReplyAction {
+  if (!record.secret) return reply;
+  if (reply.type !== 'text') return reply;
+  const text = reply.text;
+  if (!session.answerKey)
+    throw new ReplyError(
+      'this session cannot take a secret answer from elsewhere: type it in its own terminal',
+    );
+  return { type: 'sealed', box: seal(session.answerKey, text), length: [...text].length };
+}
+
+function goneReason(record: PromptRecord, session: SessionRecord | null): string {
+  const id = record.sessionId.slice(0, 8);
+  if (session?.status === 'crashed')
+    return `the session that asked (${id}) crashed: its agent-bridge process (pid ${session.owner.pid}) is gone; nothing was typed`;
+  return `the session that asked (${id}) is not running; nothing was typed`;
+}
+
+function cancel(store: AnswerStore, record: PromptRecord, request: AnswerRequest): AnswerOutcome {
   if (request.nonce !== undefined && request.nonce !== record.nonce) {
     return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
   }
@@ -119,11 +157,7 @@ function cancel(
 }
 
 /** The guard refused: say why, from the prompt as it stands now. */
-function refuseAsItStands(
-  store: { prompts: PromptStore; audit: AuditLog },
-  record: PromptRecord,
-  request: AnswerRequest,
-): AnswerOutcome {
+function refuseAsItStands(store: AnswerStore, record: PromptRecord, request: AnswerRequest): AnswerOutcome {
   return refuse(
     store,
     record,
@@ -145,7 +179,7 @@ function whyRefused(record: PromptRecord, request: AnswerRequest): string {
 }
 
 function refuse(
-  store: { audit: AuditLog },
+  store: Pick<AnswerStore, 'audit'>,
   record: PromptRecord,
   request: AnswerRequest,
   code: AnswerRefusal,

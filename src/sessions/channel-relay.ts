@@ -1,6 +1,8 @@
 import type { Channel, ChatTarget, ChatUser, InboundEvent } from '../channels/contract.js';
 import { answerForButton, decodeButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import type { IsAlive } from '../core/process-ref.js';
+import { ownProcessRef } from '../drivers/terminal/process-tree.js';
 import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { formatStatusFooter } from '../core/status-footer.js';
 import { WindowLimiter } from '../core/window-limiter.js';
@@ -11,6 +13,8 @@ import { answerPrompt } from './answer-prompt.js';
 import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
 import { prepareMessage, sendPrepared } from './delivery.js';
 import { promptOutcome, promptView } from './prompt-view.js';
+import { reapDeadSessions } from './session-liveness.js';
+import { sendTextToSession, textOutcomeNotice } from './typed-text.js';
 import { saveUploads } from './uploads.js';
 
 /** How often the relay checks the store for changes made by other processes (a cheap counter read). */
@@ -36,7 +40,7 @@ export interface RelayOptions {
   allowedUsers: Set<string>;
   /** Longer agent messages go as a file (seed 000: 1500 characters). */
   outputThreshold: number;
-  isAlive: (pid: number) => boolean;
+  isAlive: IsAlive;
   log?: (line: string) => void;
   /** Told after an answer was recorded, so a session in this process can apply it at once. */
   onAnswer?: () => void;
@@ -102,7 +106,7 @@ export class ChannelRelay {
   /** Takes the channel's lease (false when another live process hosts it) and starts relaying. */
   async start(): Promise<boolean> {
     const { store, channel, isAlive } = this.options;
-    if (this.exclusive && !store.channels.acquireHost(channel.name, isAlive)) return false;
+    if (this.exclusive && !store.channels.acquireHost(channel.name, isAlive, ownProcessRef())) return false;
     this.lastHeartbeat = this.options.clock.now();
     if (store.channels.getState(this.books, 'message_cursor') === null) {
       store.channels.setState(this.books, 'message_cursor', String(store.channels.lastMessageId()));
@@ -145,7 +149,13 @@ export class ChannelRelay {
       const now = this.options.clock.now();
       if (this.exclusive && now - this.lastHeartbeat >= HEARTBEAT_MS) {
         this.lastHeartbeat = now;
-        this.options.store.channels.acquireHost(this.name, this.options.isAlive);
+        try {
+          this.options.store.channels.acquireHost(this.name, this.options.isAlive, ownProcessRef());
+          // A session whose agent-bridge died: its prompts' messages say so, rather than wait for ever.
+          reapDeadSessions(this.options.store, this.options.isAlive);
+        } catch (error) {
+          this.log(`heartbeat: ${(error as Error).message}`);
+        }
       }
       let version: number;
       try {
@@ -410,7 +420,10 @@ export class ChannelRelay {
       return reply(
         'Several sessions are running: reply to a prompt message, or choose one with /switch <id> (see /sessions).',
       );
-    store.channels.addInput(session.id, event.text, `${this.name}:${event.from.id}`);
+    const outcome = sendTextToSession(store, session.id, event.text, `${this.name}:${event.from.id}`);
+    if (outcome.type !== 'refused' && outcome.type !== 'held') this.options.onAnswer?.();
+    const notice = textOutcomeNotice(outcome);
+    if (notice) await reply(notice);
   }
 
   private async onFiles(event: Extract<InboundEvent, { type: 'files' }>): Promise<void> {
@@ -430,8 +443,9 @@ export class ChannelRelay {
       });
       return reply(`Not passed to the session: ${saved.reason}`);
     }
-    store.channels.addInput(session.id, saved.input, `${this.name}:${event.from.id}`);
-    return reply(`Saved ${saved.paths.join(', ')} and passed to the session.`);
+    const outcome = sendTextToSession(store, session.id, saved.input, `${this.name}:${event.from.id}`);
+    if (outcome.type !== 'refused' && outcome.type !== 'held') this.options.onAnswer?.();
+    return reply(textOutcomeNotice(outcome) ?? `Saved ${saved.paths.join(', ')} and passed to the session.`);
   }
 
   private commandContext(target: ChatTarget, from: ChatUser): CommandContext {

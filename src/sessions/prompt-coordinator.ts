@@ -25,6 +25,15 @@ export interface CoordinatorOptions {
    */
   hookGraceMs?: number;
   observers?: PromptObserver[];
+  /** Turns a stored secret answer back into words, in the session that holds the key (null: it cannot). */
+  openSealed?: (reply: Extract<ReplyAction, { type: 'sealed' }>) => ReplyAction;
+  /** No prompt is shown or queued any more: text held back meanwhile may be typed now. */
+  onClear?: () => void;
+  /**
+   * The store failed (a full or read-only disk): said here, and the session goes on. A prompt that could not
+   * be stored can still be answered at the agent's own terminal.
+   */
+  onStorageError?: (what: string, error: unknown) => void;
 }
 
 interface Entry {
@@ -62,6 +71,11 @@ export class PromptCoordinator {
 
   get current(): PromptRecord | null {
     return this.active?.record ?? null;
+  }
+
+  /** A prompt is shown, queued, or seen on screen and waiting for its hook: typed text must wait. */
+  get hasOpenPrompt(): boolean {
+    return this.active !== null || this.queue.length > 0 || this.awaitingHook.size > 0;
   }
 
   /**
@@ -105,8 +119,11 @@ export class PromptCoordinator {
     screenEntry.aliases.add(screenEntry.detected.key);
     screenEntry.source = 'hook';
     screenEntry.deliver = deliver;
-    this.options.prompts.markExact(screenEntry.record.id, 'hook', detected.detail);
-    screenEntry.record = this.options.prompts.get(screenEntry.record.id) ?? screenEntry.record;
+    const record = screenEntry.record;
+    this.safely('recording the exact prompt', () => {
+      this.options.prompts.markExact(record.id, 'hook', detected.detail);
+      screenEntry.record = this.options.prompts.get(record.id) ?? record;
+    });
     aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
     return screenEntry.settled;
   }
@@ -127,7 +144,7 @@ export class PromptCoordinator {
 
   /** Applies decisions recorded in the store (by any process); the session calls it when the store changes. */
   poke(): void {
-    void this.applyDecisions();
+    void this.applyDecisions().catch((error: unknown) => this.storageFailed('reading answers', error));
   }
 
   /** Stops working on prompts but leaves them as they are in the store (a daemon shutting down gracefully). */
@@ -148,9 +165,11 @@ export class PromptCoordinator {
     for (const entry of [this.active, ...this.queue.splice(0)]) {
       if (!entry?.record) continue;
       entry.ttl?.cancel();
-      if (this.options.prompts.close(entry.record.id, 'failed', 'agent-bridge', reason)) {
-        this.audit('PROMPT_FAILED', entry.record, { reason });
-      }
+      const record = entry.record;
+      this.safely('closing a prompt', () => {
+        if (this.options.prompts.close(record.id, 'failed', 'agent-bridge', reason))
+          this.audit('PROMPT_FAILED', record, { reason });
+      });
       entry.settle();
     }
     this.active = null;
@@ -169,42 +188,53 @@ export class PromptCoordinator {
     if (this.stopped) return;
     const entry = this.queue.shift();
     this.active = entry ?? null;
-    if (!entry) return;
+    if (!entry) return this.options.onClear?.();
     const { prompts, clock, ttlMs } = this.options;
-    const record = prompts.create(
-      this.options.sessionId,
-      entry.detected,
-      ttlMs(entry.detected.kind),
-      entry.source,
-    );
-    entry.record = record;
-    this.audit('PROMPT_DETECTED', record, {
-      kind: record.kind,
-      confidence: record.confidence,
-      source: entry.source,
-      excerpt: record.excerpt,
-    });
-    prompts.transition(record.id, 'routed');
-    prompts.transition(record.id, 'awaiting_reply');
-    this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'] });
-    entry.record = prompts.get(record.id) ?? record;
+    try {
+      const record = prompts.create(
+        this.options.sessionId,
+        entry.detected,
+        ttlMs(entry.detected.kind),
+        entry.source,
+      );
+      entry.record = record;
+      this.audit('PROMPT_DETECTED', record, {
+        kind: record.kind,
+        confidence: record.confidence,
+        source: entry.source,
+        excerpt: record.excerpt,
+      });
+      prompts.transition(record.id, 'routed');
+      prompts.transition(record.id, 'awaiting_reply');
+      this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'] });
+      entry.record = prompts.get(record.id) ?? record;
+    } catch (error) {
+      // Not stored, so nobody elsewhere can answer it; the agent's own terminal still can.
+      this.storageFailed('storing a prompt (answer it in the terminal)', error);
+      if (!entry.record) return this.finish(entry);
+    }
+    const record = entry.record;
     entry.ttl = clock.after(Math.max(0, record.expiresAt - clock.now()), () => void this.expire(entry));
-    for (const observer of this.options.observers ?? []) observer.opened?.(entry.record);
+    for (const observer of this.options.observers ?? []) observer.opened?.(record);
   }
 
   private closeLocally(entry: Entry): void {
     const record = entry.record;
     if (!record) return this.finish(entry); // still queued: it never reached anyone
     // Closed only while still open: an answer being injected right now makes its own dialog go away.
-    if (this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')) {
-      this.audit('PROMPT_RESOLVED_LOCALLY', record, {});
-      this.finish(entry);
-    }
+    const closed = this.safely('closing a prompt answered at the terminal', () =>
+      this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal'),
+    );
+    if (closed === false) return;
+    if (closed) this.audit('PROMPT_RESOLVED_LOCALLY', record, {});
+    this.finish(entry);
   }
 
   private async expire(entry: Entry): Promise<void> {
-    if (!entry.record) return;
-    const expired = this.options.prompts.expire(entry.record.id);
+    const record = entry.record;
+    if (!record) return;
+    const expired = this.safely('expiring a prompt', () => this.options.prompts.expire(record.id));
+    if (expired === undefined) return this.finish(entry);
     if (!expired) return; // an answer won the race
     this.audit('PROMPT_EXPIRED', expired, {
       safe_default: expired.reply ? describeReply(expired.reply, expired.choices) : null,
@@ -248,22 +278,48 @@ export class PromptCoordinator {
   ): Promise<void> {
     entry.ttl?.cancel();
     const { prompts, clock } = this.options;
+    const stored = describeReply(record.reply!, record.choices);
     try {
-      const value = await entry.deliver(record.reply!, record);
-      if (prompts.markInjected(record, value, source)) {
-        this.audit('REPLY_INJECTED', record, {
-          value: describeReply(record.reply!, record.choices),
-          source,
-          decided_by: record.decidedBy,
-        });
-      }
+      const action = this.opened(record.reply!);
+      const typed = await entry.deliver(action, record);
+      // A secret's keys are never kept: the reply row says what was typed as its length only.
+      const value = record.reply!.type === 'sealed' ? stored : typed;
+      this.safely('recording an answer', () => {
+        if (prompts.markInjected(record, value, source))
+          this.audit('REPLY_INJECTED', record, { value: stored, source, decided_by: record.decidedBy });
+      });
       await clock.sleep(ECHO_SUPPRESSION_MS);
-      prompts.transition(record.id, 'resolved');
+      this.safely('recording an answer', () => prompts.transition(record.id, 'resolved'));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (prompts.transition(record.id, 'failed', reason)) this.audit('PROMPT_FAILED', record, { reason });
+      this.safely('recording a failed answer', () => {
+        prompts.forgetSealed(record.id);
+        if (prompts.transition(record.id, 'failed', reason)) this.audit('PROMPT_FAILED', record, { reason });
+      });
     }
     this.finish(entry);
+  }
+
+  /** A sealed secret is opened only here, right before it is typed. */
+  private opened(reply: ReplyAction): ReplyAction {
+    if (reply.type !== 'sealed') return reply;
+    if (!this.options.openSealed || reply.box === null)
+      throw new Error('the secret answer can no longer be read (the session restarted); nothing was typed');
+    return this.options.openSealed(reply);
+  }
+
+  /** Runs a store operation; a failure is reported and undefined returned, and the session goes on. */
+  private safely<T>(what: string, operation: () => T): T | undefined {
+    try {
+      return operation();
+    } catch (error) {
+      this.storageFailed(what, error);
+      return undefined;
+    }
+  }
+
+  private storageFailed(what: string, error: unknown): void {
+    if (this.options.onStorageError) this.options.onStorageError(what, error);
   }
 
   private finish(entry: Entry): void {
@@ -271,8 +327,9 @@ export class PromptCoordinator {
     entry.settle();
     const at = this.queue.indexOf(entry);
     if (at >= 0) this.queue.splice(at, 1);
-    if (entry.record) {
-      const final = this.options.prompts.get(entry.record.id);
+    const record = entry.record;
+    if (record) {
+      const final = this.safely('reading a prompt', () => this.options.prompts.get(record.id));
       if (final) for (const observer of this.options.observers ?? []) observer.closed?.(final);
     }
     if (this.active === entry) {
@@ -286,6 +343,8 @@ export class PromptCoordinator {
     record: PromptRecord,
     fields: Record<string, unknown>,
   ): void {
-    this.options.audit.record(event, { session_id: record.sessionId, prompt_id: record.id, ...fields });
+    this.safely('writing the audit log', () =>
+      this.options.audit.record(event, { session_id: record.sessionId, prompt_id: record.id, ...fields }),
+    );
   }
 }

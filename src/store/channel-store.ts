@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
+import type { IsAlive, ProcessRef } from '../core/process-ref.js';
 import type { Database } from './database.js';
 
 export interface SentPrompt {
@@ -149,27 +150,26 @@ export class ChannelStore {
   }
 
   /**
-   * Takes or renews this process's lease on hosting a channel (only one process may poll a bot token).
-   * Granted when free, stale, held by a dead process, or already ours.
+   * Takes or renews `owner`'s lease on hosting a channel (only one process may poll a bot token). Granted when
+   * free, stale, held by a process that is gone (by pid and start time: a reused pid does not hold it), or
+   * already the owner's.
    */
-  acquireHost(channel: string, isAlive: (pid: number) => boolean): boolean {
+  acquireHost(channel: string, isAlive: IsAlive, owner: ProcessRef): boolean {
     const now = this.clock.now();
     return this.db
       .transaction(() => {
-        const row = this.db
-          .prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?')
-          .get(channel) as { owner_pid: number; host: string; heartbeat_at: number } | undefined;
-        const ours = row?.owner_pid === process.pid && row.host === hostname();
+        const row = this.hostRow(channel);
+        const ours = row?.owner_pid === owner.pid && row.host === hostname();
         const stale =
           !row ||
           now - row.heartbeat_at > HOST_LEASE_MS ||
-          (row.host === hostname() && !isAlive(row.owner_pid));
+          (row.host === hostname() && !isAlive({ pid: row.owner_pid, startTime: row.owner_start }));
         if (!ours && !stale) return false;
         this.db
           .prepare(
-            'INSERT OR REPLACE INTO channel_hosts (channel, owner_pid, host, heartbeat_at) VALUES (?, ?, ?, ?)',
+            'INSERT OR REPLACE INTO channel_hosts (channel, owner_pid, owner_start, host, heartbeat_at) VALUES (?, ?, ?, ?, ?)',
           )
-          .run(channel, process.pid, hostname(), now);
+          .run(channel, owner.pid, owner.startTime, hostname(), now);
         return true;
       })
       .immediate();
@@ -189,13 +189,24 @@ export class ChannelStore {
       .run(channel, process.pid, hostname());
   }
 
-  hostAlive(channel: string, isAlive: (pid: number) => boolean): boolean {
-    const row = this.db
-      .prepare('SELECT owner_pid, host, heartbeat_at FROM channel_hosts WHERE channel = ?')
-      .get(channel) as { owner_pid: number; host: string; heartbeat_at: number } | undefined;
+  hostAlive(channel: string, isAlive: IsAlive): boolean {
+    const row = this.hostRow(channel);
     if (!row || this.clock.now() - row.heartbeat_at > HOST_LEASE_MS) return false;
-    return row.host !== hostname() || isAlive(row.owner_pid);
+    return row.host !== hostname() || isAlive({ pid: row.owner_pid, startTime: row.owner_start });
   }
+
+  private hostRow(channel: string): HostRow | undefined {
+    return this.db
+      .prepare('SELECT owner_pid, owner_start, host, heartbeat_at FROM channel_hosts WHERE channel = ?')
+      .get(channel) as HostRow | undefined;
+  }
+}
+
+interface HostRow {
+  owner_pid: number;
+  owner_start: number | null;
+  host: string;
+  heartbeat_at: number;
 }
 
 interface SentRow {

@@ -26,6 +26,10 @@ export interface PromptRecord {
   decidedBy: string | null;
   reply: ReplyAction | null;
   note: string | null;
+  /** Words for it may span lines (one bracketed paste, or a protocol). */
+  multiline: boolean;
+  /** It asks for a secret: its answer is stored only sealed, and shown only as its length. */
+  secret: boolean;
 }
 
 interface Row {
@@ -49,6 +53,8 @@ interface Row {
   decided_by: string | null;
   reply: string | null;
   note: string | null;
+  multiline: number;
+  secret: number;
 }
 
 function fromRow(row: Row): PromptRecord {
@@ -73,6 +79,8 @@ function fromRow(row: Row): PromptRecord {
     decidedBy: row.decided_by,
     reply: row.reply ? (JSON.parse(row.reply) as ReplyAction) : null,
     note: row.note,
+    multiline: row.multiline === 1,
+    secret: row.secret === 1,
   };
 }
 
@@ -103,8 +111,8 @@ export class PromptStore {
     this.db
       .prepare(
         `INSERT INTO prompts (id, session_id, kind, confidence, source, excerpt, detail, choices, safe_default,
-           allow_session_choice, status, nonce, created_at, expires_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?)`,
+           allow_session_choice, status, nonce, created_at, expires_at, updated_at, multiline, secret)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -121,6 +129,8 @@ export class PromptStore {
         now,
         now + ttlMs,
         now,
+        prompt.multiline === false ? 0 : 1,
+        prompt.secret ? 1 : 0,
       );
     return this.get(id)!;
   }
@@ -223,6 +233,14 @@ export class PromptStore {
     return result.changes === 1 ? this.get(id) : null;
   }
 
+  /** A sealed answer that could not be typed is forgotten too: nothing of it stays but its length. */
+  forgetSealed(id: string): void {
+    const record = this.get(id);
+    if (record?.reply?.type !== 'sealed' || record.reply.box === null) return;
+    const spent = { type: 'sealed', box: null, length: record.reply.length };
+    this.db.prepare('UPDATE prompts SET reply = ? WHERE id = ?').run(JSON.stringify(spent), id);
+  }
+
   /** Closes an open prompt without an answer from a channel (answered at the terminal, cancelled, session gone). */
   close(id: string, to: 'resolved' | 'canceled' | 'failed', decidedBy: string, note: string): boolean {
     const now = this.clock.now();
@@ -235,12 +253,19 @@ export class PromptStore {
     return result.changes === 1;
   }
 
-  /** Records bytes typed into the agent for a decided prompt: reply_received/expired -> injected. */
+  /**
+   * Records bytes typed into the agent for a decided prompt: reply_received/expired -> injected. A sealed
+   * secret answer loses its box here: from now on only its length is kept.
+   */
   markInjected(record: PromptRecord, value: string, source: 'operator' | 'timeout_default'): boolean {
     const now = this.clock.now();
     return this.db
       .transaction(() => {
         if (!this.transition(record.id, 'injected')) return false;
+        if (record.reply?.type === 'sealed') {
+          const spent = { type: 'sealed', box: null, length: record.reply.length };
+          this.db.prepare('UPDATE prompts SET reply = ? WHERE id = ?').run(JSON.stringify(spent), record.id);
+        }
         this.db
           .prepare(
             'INSERT INTO replies (id, prompt_id, session_id, value, source, decided_by, injected_at) VALUES (?, ?, ?, ?, ?, ?, ?)',

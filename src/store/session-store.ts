@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import type { AgentUsage } from '../core/events.js';
+import type { IsAlive, ProcessRef } from '../core/process-ref.js';
 import type { Database } from './database.js';
 
 export type SessionStatus = 'active' | 'completed' | 'crashed' | 'terminated';
@@ -12,6 +13,8 @@ export interface SessionRecord {
   host: string;
   pid: number | null;
   ownerPid: number;
+  /** The agent-bridge process that runs the session: pid and start time. */
+  owner: ProcessRef;
   startedAt: number;
   endedAt: number | null;
   exitCode: number | null;
@@ -24,6 +27,8 @@ export interface SessionRecord {
   label: string;
   /** What the agent last reported of its model, context use and rate limits; null until it does. */
   usage: AgentUsage | null;
+  /** The public key answers to its secret prompts are sealed to (base64 DER, X25519); null if none. */
+  answerKey: string | null;
 }
 
 interface Row {
@@ -33,6 +38,7 @@ interface Row {
   host: string;
   pid: number | null;
   owner_pid: number;
+  owner_start: number | null;
   started_at: number;
   ended_at: number | null;
   exit_code: number | null;
@@ -42,6 +48,7 @@ interface Row {
   approve_from: string;
   label: string | null;
   usage: string | null;
+  answer_key: string | null;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -51,6 +58,7 @@ const fromRow = (r: Row): SessionRecord => ({
   host: r.host,
   pid: r.pid,
   ownerPid: r.owner_pid,
+  owner: { pid: r.owner_pid, startTime: r.owner_start },
   startedAt: r.started_at,
   endedAt: r.ended_at,
   exitCode: r.exit_code,
@@ -60,6 +68,7 @@ const fromRow = (r: Row): SessionRecord => ({
   approveFrom: JSON.parse(r.approve_from) as string[],
   label: r.label ?? r.cwd.split('/').filter(Boolean).at(-1) ?? r.cwd,
   usage: parseUsage(r.usage),
+  answerKey: r.answer_key,
 });
 
 function parseUsage(json: string | null): AgentUsage | null {
@@ -85,11 +94,16 @@ export class SessionStore {
     recording: string | null;
     approveFrom?: string[];
     label?: string;
+    /** The process that runs it (default: this one, start time unknown). */
+    owner?: ProcessRef;
+    answerKey?: string;
   }): SessionRecord {
+    const owner = session.owner ?? { pid: process.pid, startTime: null };
     this.db
       .prepare(
-        `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, started_at, status, recording, approve_from, label)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
+        `INSERT INTO sessions (id, agent, cwd, host, pid, owner_pid, owner_start, started_at, status, recording,
+           approve_from, label, answer_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
       )
       .run(
         session.id,
@@ -97,11 +111,13 @@ export class SessionStore {
         session.cwd,
         hostname(),
         session.pid,
-        process.pid,
+        owner.pid,
+        owner.startTime,
         this.clock.now(),
         session.recording,
         JSON.stringify(session.approveFrom ?? []),
         session.label ?? null,
+        session.answerKey ?? null,
       );
     return this.get(session.id)!;
   }
@@ -144,22 +160,24 @@ export class SessionStore {
     this.db.prepare('UPDATE sessions SET usage = ? WHERE id = ?').run(JSON.stringify(usage), id);
   }
 
-  end(id: string, status: Exclude<SessionStatus, 'active'>, exitCode: number | null): void {
-    this.db
-      .prepare(
-        "UPDATE sessions SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND status = 'active'",
-      )
-      .run(status, exitCode, this.clock.now(), id);
+  /** Ends an active session; true when this call ended it (a second caller finds it ended already). */
+  end(id: string, status: Exclude<SessionStatus, 'active'>, exitCode: number | null): boolean {
+    return (
+      this.db
+        .prepare(
+          "UPDATE sessions SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND status = 'active'",
+        )
+        .run(status, exitCode, this.clock.now(), id).changes === 1
+    );
   }
 
-  /**
-   * Sessions marked active whose agent-bridge process on this machine is gone (killed -9, power loss) become
-   * 'crashed'. Their pending prompts stay in the store, untouched. Returns the sessions it closed.
-   */
-  reapDead(isAlive: (pid: number) => boolean): SessionRecord[] {
-    const here = hostname();
-    const dead = this.list().filter((s) => s.host === here && !isAlive(s.ownerPid));
-    for (const session of dead) this.end(session.id, 'crashed', null);
-    return dead;
+  /** Active sessions on this machine whose agent-bridge process is gone (killed -9, power loss, a reused pid). */
+  deadOwners(isAlive: IsAlive): SessionRecord[] {
+    return this.list().filter((s) => !this.ownerAlive(s, isAlive));
+  }
+
+  /** Is the process that runs the session still there? Sessions of other machines are taken on trust. */
+  ownerAlive(session: SessionRecord, isAlive: IsAlive): boolean {
+    return session.host !== hostname() || isAlive(session.owner);
   }
 }

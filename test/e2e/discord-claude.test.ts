@@ -95,17 +95,20 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
     expectClean(answer, 'Hello from the fake model! You said: hello there');
   });
 
-  it('a Bash permission shows Allow / Allow for this session / Deny / Other…; Allow runs the tool', async () => {
+  it("a Bash permission shows Claude's own options, the grant in Claude's words; Yes runs the tool", async () => {
     const prompt = await permissionFor('dc-allow.txt');
     expect(prompt.content).toContain(`touch ${fileIn('dc-allow.txt')}`);
     expect(prompt.content).toMatch(/Permission\*\* · claude · proj/);
-    expect(buttonsOf(prompt).map((b) => b.label)).toEqual([
-      'Allow',
-      'Allow for this session',
-      'Deny',
-      'Other…',
+    const labels = buttonsOf(prompt).map((b) => b.label);
+    expect(labels).toEqual([
+      '1. Yes',
+      expect.stringMatching(/^2\. Yes, and allow access to /),
+      '3. No',
+      'No, and say why…',
     ]);
-    press(prompt, 'Allow');
+    // The grant is spelled out in full: where, and for how long (the button itself holds 80 characters).
+    expect(prompt.content).toMatch(/\*\*2\.\*\* Yes, and allow access to \S+ for this session/);
+    press(prompt, '1. Yes');
     await waitFor('the file', () => existsSync(fileIn('dc-allow.txt')), { timeoutMs: 20_000 });
     await discord.waitFor(
       () => !hasButtons(prompt) && prompt.content.includes(`by <@${OWNER}>`),
@@ -138,7 +141,7 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
 
   it('Deny stops the tool', async () => {
     const prompt = await permissionFor('dc-deny.txt');
-    press(prompt, 'Deny');
+    press(prompt, '3. No');
     await botSays(/Tool finished\. Result: .*Denied by discord:/);
     expect(existsSync(fileIn('dc-deny.txt'))).toBe(false);
     await discord.waitFor(
@@ -150,7 +153,7 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
 
   it("a stranger's click changes nothing; they alone are told they are not allowed", async () => {
     const prompt = await permissionFor('dc-stranger.txt');
-    const interaction = press(prompt, 'Allow', STRANGER);
+    const interaction = press(prompt, '1. Yes', STRANGER);
     await discord.waitFor(
       () =>
         ephemeralReplies(discord).some(
@@ -173,7 +176,7 @@ describe('Discord with the real Claude Code under agent-bridge serve', () => {
 
   it('Other… shows a form; its words deny with that reason', async () => {
     const prompt = await permissionFor('dc-other.txt');
-    press(prompt, 'Other…');
+    press(prompt, 'No, and say why…');
     await discord.waitFor(() => discord.interactionResponses.some((r) => r.type === 9), 10_000, 'the modal');
     const modal = discord.interactionResponses.find((r) => r.type === 9)!;
     expect(modal.data?.['title']).toBe('Deny, and say why');

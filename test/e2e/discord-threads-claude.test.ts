@@ -59,7 +59,7 @@ describe('a Discord thread runs its own Claude Code in its own git worktree', ()
     });
     const prompt = await inThread(thread, /Permission/);
     expect(prompt.content).toContain(path.join(worktree, 'in-thread.txt'));
-    discord.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
+    discord.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, '1. Yes') });
     await waitFor('the file in the worktree', () => existsSync(path.join(worktree, 'in-thread.txt')), {
       timeoutMs: 30_000,
     });

@@ -97,6 +97,18 @@ async function typedReachesSession(text: string): Promise<void> {
   );
 }
 
+/**
+ * A full round trip through the relay that leaves an open prompt alone (text sent while a prompt waits would
+ * answer it or be held): a bridge command and its reply.
+ */
+async function roundTrip(): Promise<void> {
+  const replies = () =>
+    fake.messages.filter((m) => m.fromBot && /^[0-9a-f]{8} · claude · app/.test(m.content));
+  const before = replies().length;
+  fake.userSends({ userId: OWNER, username: 'owner', channelId: CHANNEL, content: '/sessions' });
+  await waitFor('the /sessions reply', () => replies().length > before);
+}
+
 /** Once the relay recorded the prompt's message, a later sync sends nothing more for it. */
 async function deliveredOnce(recordId: string, command: string): Promise<void> {
   await waitFor(
@@ -106,7 +118,7 @@ async function deliveredOnce(recordId: string, command: string): Promise<void> {
       timeoutMs: 20_000,
     },
   );
-  await typedReachesSession(`after ${command}`); // a full round trip later
+  await roundTrip(); // a full round trip later
   expect(promptMessages(command)).toHaveLength(1);
   expect(successfulPosts(command)).toHaveLength(1);
 }
@@ -131,7 +143,7 @@ describe('Discord relay under faults', () => {
     expect(fake.gatewayStats.identifies).toBe(1);
     expect(fake.calls.filter((c) => c.status === 503)).toHaveLength(4); // the first send failed for good
     expect(errors.filter((e) => /could not send prompt/.test(e))).toHaveLength(1);
-    await typedReachesSession('after the drop');
+    await roundTrip();
     await deliveredOnce(record.id, 'touch while-down');
   });
 
@@ -239,11 +251,11 @@ describe('Discord relay under faults', () => {
       10_000,
       'the odd modal acknowledged',
     );
-    await typedReachesSession('still here');
+    await roundTrip();
     expect(fake.isReady()).toBe(true);
     expect(errors).toContainEqual(expect.stringMatching(/ignored a malformed INTERACTION_CREATE/));
     expect(store.prompts.get(record.id)?.status).toBe('awaiting_reply');
-    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
+    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, '1. Yes') });
     await waitFor('the real answer', () => store.prompts.get(record.id)?.status === 'reply_received');
     // The form for a message that is no prompt was told so, and typed nothing into the session.
     expect(ephemeralReplies(fake).map((m) => m.content)).toContain(
@@ -258,12 +270,12 @@ describe('Discord relay under faults', () => {
     await relay.stop();
     relay = makeRelay();
     expect(await relay.start()).toBe(true);
-    fake.userPressesButton({ userId: OWNER, messageId: prompt!.id, customId: buttonId(prompt!, 'Allow') });
+    fake.userPressesButton({ userId: OWNER, messageId: prompt!.id, customId: buttonId(prompt!, '1. Yes') });
     await waitFor('the answer', () => store.prompts.get(record.id)?.status === 'reply_received');
     fake.userPressesButton({
       userId: OWNER,
       messageId: prompt!.id,
-      customId: buttonId(prompt!, 'Allow'),
+      customId: buttonId(prompt!, '1. Yes'),
       force: true,
     });
     await waitFor('the second click refused', () =>
@@ -283,7 +295,7 @@ describe('Discord relay under faults', () => {
       (m) => m.fromBot && hasButtons(m) && m.content.includes('touch dm.txt'),
     );
     expect(fake.channel(prompt.channelId)?.type).toBe(1);
-    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, 'Allow') });
+    fake.userPressesButton({ userId: OWNER, messageId: prompt.id, customId: buttonId(prompt, '1. Yes') });
     await waitFor('the answer', () => store.prompts.get(record.id)?.status === 'reply_received');
     store.prompts.markInjected(store.prompts.get(record.id)!, 'y', 'operator'); // as the session does once it typed it
     await fake.waitFor(

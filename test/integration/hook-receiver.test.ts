@@ -18,6 +18,7 @@ const bash = {
   tool_name: 'Bash',
   tool_input: { command: 'touch x', description: 'Create x' },
   tool_use_id: 't1',
+  permission_suggestions: [{ type: 'addDirectories', directories: ['/w'], destination: 'session' }],
 };
 
 async function start() {

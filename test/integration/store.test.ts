@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, openDatabase, schemaVersion } from '../../src/store/database.js';
 import { AUDIT_FILE, DATABASE_FILE, openStore } from '../../src/store/store.js';
+import { isProcessAlive } from '../../src/drivers/terminal/process-tree.js';
+import { reapDeadSessions, reapIfDead } from '../../src/sessions/session-liveness.js';
 import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../support/temp-store.js';
 
 let store: TempStore;
@@ -116,14 +118,41 @@ describe('SQLite store', () => {
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM replies').get()).toEqual({ n: 1 });
   });
 
-  it('keeps pending prompts of a crashed session pending', () => {
+  it('closes the open prompts of a session whose process is gone, once, with SESSION_END audited', () => {
     store = tempStore();
     const record = openPrompt(store);
-    store.db.prepare('UPDATE sessions SET owner_pid = ?').run(2 ** 22 + 12345);
-    const reaped = store.sessions.reapDead(() => false);
+    const dead = () => false;
+    const reaped = reapDeadSessions(store, dead);
     expect(reaped.map((s) => s.id)).toEqual(['sess-1']);
     expect(store.sessions.get('sess-1')?.status).toBe('crashed');
-    expect(store.prompts.open().map((p) => p.id)).toEqual([record.id]);
+    expect(store.prompts.open()).toEqual([]);
+    expect(store.prompts.get(record.id)).toMatchObject({
+      status: 'failed',
+      note: expect.stringContaining('session crashed'),
+    });
+    // A second process noticing the same death changes nothing and audits nothing more.
+    reapIfDead(store, store.sessions.get('sess-1')!, dead);
+    const events = store.db
+      .prepare("SELECT event FROM audit_events WHERE event IN ('SESSION_END', 'PROMPT_FAILED')")
+      .all();
+    expect(events).toEqual([{ event: 'PROMPT_FAILED' }, { event: 'SESSION_END' }]);
+  });
+
+  it("knows a session's process by pid and start time: a reused pid is not the owner", () => {
+    store = tempStore();
+    store.sessions.create({
+      id: 'sess-2',
+      agent: 'shell',
+      cwd: '/tmp',
+      pid: 1,
+      recording: null,
+      owner: { pid: process.pid, startTime: 12345 },
+    });
+    const owner = store.sessions.get('sess-2')!.owner;
+    expect(owner).toEqual({ pid: process.pid, startTime: 12345 });
+    expect(store.sessions.ownerAlive(store.sessions.get('sess-2')!, isProcessAlive)).toBe(
+      process.platform !== 'linux',
+    );
   });
 
   it('finds prompts by a unique id prefix, treating LIKE wildcards literally', () => {

@@ -52,7 +52,7 @@ export async function startTestDaemon(
       const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
       return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
     },
-    isAlive: processExists,
+    isAlive: (owner) => processExists(owner.pid),
     log: () => undefined,
     ...extra,
   });

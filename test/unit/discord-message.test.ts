@@ -37,14 +37,22 @@ const values = (prompt: PromptView) =>
   promptComponents(prompt).flatMap((row) => row.components.map((b) => decodeButton(b.custom_id)?.value));
 
 describe('Discord prompt messages', () => {
-  it('permission: Allow / Allow for this session / Deny / Other…, with the command in a code block', () => {
-    expect(labels(view())).toEqual([['Allow', 'Allow for this session', 'Deny', 'Other…']]);
-    expect(values(view())).toEqual(['y', 's', 'n', 'o']);
+  it("permission: one button per option in the agent's own words, No with a reason, the command in a code block", () => {
+    expect(labels(view())).toEqual([
+      ['1. Yes', "2. Yes, and don't ask again this session", '3. No'],
+      ['No, and say why…'],
+    ]);
+    expect(values(view())).toEqual(['1', '2', '3', 'o']);
     expect(promptContent(view())).toMatch(
       /🔔 \*\*Permission\*\* · claude · proj · box\n```\nBash\n\ntouch x\n```/,
     );
     expect(promptContent(view())).toContain('expires <t:1800000000:R>, then: 3. No');
-    expect(labels(view({ allowForSessionChoice: null, textChoice: null }))).toEqual([['Allow', 'Deny']]);
+    expect(labels(view({ allowForSessionChoice: null, textChoice: null }))).toEqual([
+      ['1. Yes', "2. Yes, and don't ask again this session", '3. No'],
+    ]);
+    expect(labels(view({ choices: [], allowForSessionChoice: null, textChoice: null }))).toEqual([
+      ['Yes', 'No'],
+    ]);
   });
 
   it('question: one button per option, five to a row, and Other… for the typed answer', () => {
@@ -68,7 +76,7 @@ describe('Discord prompt messages', () => {
     expect(promptContent(question)).toContain('• **Red**: The color red');
   });
 
-  it('plan: Approve / Reject (with feedback); yes/no; unknown gets the ambiguity buttons', () => {
+  it("plan: the agent's own options and No with feedback; yes/no; unknown gets the ambiguity buttons", () => {
     const plan = view({
       kind: 'plan',
       choices: [
@@ -78,7 +86,7 @@ describe('Discord prompt messages', () => {
       allowForSessionChoice: null,
       textChoice: 2,
     });
-    expect(labels(plan)).toEqual([['Approve', 'Reject', 'Reject with feedback…']]);
+    expect(labels(plan)).toEqual([['1. Yes', '2. No'], ['No, and say why…']]);
     expect(
       labels(
         view({

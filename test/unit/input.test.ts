@@ -15,13 +15,33 @@ describe('text input encoding', () => {
     expect(body).toBe('\x1b[200~a\nb\nc\x1b[201~');
   });
 
-  it('removes paste markers inside the text so it cannot end the paste early', () => {
+  it('never lets the text end the paste early: escape bytes are removed, so no marker can be rebuilt', () => {
     const { body } = encodeTextInput('x\x1b[201~rm -rf /\ny', { bracketedPaste: true, submit: false });
-    expect(body).toBe('\x1b[200~xrm -rf /\ny\x1b[201~');
+    expect(body).toBe('\x1b[200~x[201~rm -rf /\ny\x1b[201~');
+    // Removing the marker once would rebuild it from the pieces around it; removing ESC cannot.
+    const nested = encodeTextInput('a\x1b[20\x1b[201~1~\nb', { bracketedPaste: true, submit: false }).body;
+    expect(nested.slice(6, -6)).not.toContain('\x1b');
   });
 
-  it('sends lines separated by carriage returns without bracketed paste', () => {
-    expect(encodeTextInput('a\nb', { bracketedPaste: false, submit: false })).toEqual({
+  it('removes Ctrl-C, Ctrl-D, Ctrl-Z and OSC strings', () => {
+    const { body } = encodeTextInput('a\x03b\x04c\x1ad\x1b]0;t\x07e', {
+      bracketedPaste: false,
+      submit: false,
+    });
+    expect(body).toBe('abcd]0;te');
+  });
+
+  it('sends a tab inside a paste, where it is a character and not a completion key', () => {
+    expect(encodeTextInput('a\tb', { bracketedPaste: true, submit: true }).body).toBe(
+      '\x1b[200~a\tb\x1b[201~',
+    );
+  });
+
+  it('refuses lines for a program that reads one line at a time, unless a person sent them as lines', () => {
+    expect(() => encodeTextInput('a\nb', { bracketedPaste: false, submit: false })).toThrow(
+      /one line at a time/,
+    );
+    expect(encodeTextInput('a\nb', { bracketedPaste: false, submit: false, lineByLine: true })).toEqual({
       body: 'a\rb',
       submit: '',
     });

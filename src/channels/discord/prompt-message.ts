@@ -4,14 +4,16 @@ import { answerIcon, KIND_TITLES } from '../view-types.js';
 
 /**
  * How a prompt reads on Discord: markdown, a relative expiry time (`<t:…:R>`), and buttons in action rows
- * (Discord allows 5 rows of 5). Permission → Allow / Allow for this session / Deny / Other…; a question →
- * one button per option and Other…; a plan → Approve / Reject; yes/no, menus and "possibly waiting" likewise.
+ * (Discord allows 5 rows of 5). Where the agent shows options (a permission, a plan, a question, a menu) there
+ * is one button per option, in the agent's own words (a grant says exactly what it grants), and Other… where
+ * words are an answer; yes/no, "press Enter" and "possibly waiting" prompts get buttons of their own.
  */
 
 export const DISCORD_MESSAGE_LIMIT = 2_000;
 const MAX_DETAIL = 1_400;
 const MAX_ROWS = 5;
 const PER_ROW = 5;
+const BUTTON_LABEL_MAX = 80;
 
 /** Discord's button styles (discord-api-types ButtonStyle), kept here so this module stays plain data. */
 export const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
@@ -39,6 +41,9 @@ export function promptContent(prompt: PromptView): string {
   if (prompt.kind === 'free_text') notes.push('Press **Answer…** or reply to this message with your answer.');
   if (prompt.kind === 'unknown')
     notes.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
+  // A button shows at most 80 characters: the options are spelled out in full where one would be cut.
+  if (prompt.choices.some((c) => `${c.number}. ${c.label}`.length > BUTTON_LABEL_MAX))
+    notes.push(shorten(prompt.choices.map((c) => `**${c.number}.** ${c.label}`).join('\n'), 600));
   const fallback = prompt.safeDefault ? `then: ${shorten(prompt.safeDefault, 80)}` : 'then nothing is typed';
   const expires = Math.floor(prompt.expiresAt / 1000);
   notes.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
@@ -53,26 +58,15 @@ export function promptComponents(prompt: PromptView): DiscordActionRow[] {
   const button = (label: string, value: ButtonValue, style: number = STYLE.primary): DiscordButton => ({
     type: 2,
     style,
-    label: shorten(label, 80),
+    label: shorten(label, BUTTON_LABEL_MAX),
     custom_id: encodeButton(prompt.promptId, prompt.sessionId, prompt.nonce, value),
   });
   const other = (label = 'Other…') => button(label, 'o', STYLE.secondary);
   const typed = prompt.textChoice !== null;
+  // Only prompts without the agent's own options get buttons of ours.
   const kindRow = (): DiscordButton[] | null => {
+    if (prompt.choices.length > 0) return null;
     switch (prompt.kind) {
-      case 'permission':
-        return [
-          button('Allow', 'y', STYLE.success),
-          ...(prompt.allowForSessionChoice ? [button('Allow for this session', 's')] : []),
-          button('Deny', 'n', STYLE.danger),
-          ...(typed ? [other()] : []),
-        ];
-      case 'plan':
-        return [
-          button('Approve', 'y', STYLE.success),
-          button('Reject', 'n', STYLE.danger),
-          ...(typed ? [other('Reject with feedback…')] : []),
-        ];
       case 'unknown':
         return [
           button('⏎ Send Enter', 'e', STYLE.secondary),
@@ -82,23 +76,30 @@ export function promptComponents(prompt: PromptView): DiscordActionRow[] {
         ];
       case 'free_text':
         return [other('Answer…')];
-      case 'yes_no':
-        return prompt.choices.length
-          ? null
-          : [button('Yes', 'y', STYLE.success), button('No', 'n', STYLE.danger)];
       case 'confirm_enter':
-        return prompt.choices.length ? null : [button('⏎ Press Enter', 'e')];
+        return [button('⏎ Press Enter', 'e')];
+      case 'question':
+        return typed ? [other()] : null;
       default:
-        return null;
+        // yes/no, and a permission or plan that came without options.
+        return [button('Yes', 'y', STYLE.success), button('No', 'n', STYLE.danger)];
     }
   };
+  const choiceStyle = (label: string, index: number): number =>
+    NEGATIVE.test(label)
+      ? STYLE.danger
+      : index === 0 && prompt.kind !== 'question'
+        ? STYLE.success
+        : STYLE.primary;
   const choiceRows = (): DiscordButton[][] => {
     const buttons = prompt.choices
-      .filter((c) => c.number !== prompt.textChoice)
-      .map((c) => button(`${c.number}. ${c.label}`, `${c.number}` as ButtonValue));
+      .filter((c) => prompt.kind !== 'question' || c.number !== prompt.textChoice)
+      .map((c, i) =>
+        button(`${c.number}. ${c.label}`, `${c.number}` as ButtonValue, choiceStyle(c.label, i)),
+      );
     const rows: DiscordButton[][] = [];
     for (let i = 0; i < buttons.length; i += PER_ROW) rows.push(buttons.slice(i, i + PER_ROW));
-    if (typed) rows.push([other()]);
+    if (typed) rows.push([other(prompt.kind === 'question' ? 'Other…' : 'No, and say why…')]);
     return rows;
   };
   const own = kindRow();
@@ -108,6 +109,8 @@ export function promptComponents(prompt: PromptView): DiscordActionRow[] {
     rows.push([button(`Use default (${shorten(prompt.safeDefault, 40)})`, 'd', STYLE.secondary)]);
   return toRows(rows);
 }
+
+const NEGATIVE = /^(no|deny|reject|don't|do not)\b/i;
 
 export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): string {
   const who = outcome.decidedBy ? describeWho(outcome.decidedBy) : 'someone';

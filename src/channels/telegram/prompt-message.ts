@@ -10,6 +10,7 @@ export interface InlineButton {
 }
 
 const MAX_DETAIL = 3000;
+const BUTTON_LABEL_MAX = 40;
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -24,6 +25,11 @@ export function promptText(prompt: PromptView, now: number): string {
     `🔔 <b>${escapeHtml(KIND_TITLES[prompt.kind])}</b> · ${escapeHtml(origin.agent)} · ${escapeHtml(origin.label)} · ${escapeHtml(origin.host)}`,
     `<pre>${escapeHtml(detail || prompt.excerpt)}</pre>`,
   ];
+  // A button shows a short label: the options are spelled out in full where one would be cut.
+  if (prompt.choices.some((c) => c.label.length > BUTTON_LABEL_MAX))
+    lines.push(
+      prompt.choices.map((c) => `<b>${c.number}.</b> ${escapeHtml(shorten(c.label, 200))}`).join('\n'),
+    );
   if (prompt.kind === 'free_text') lines.push('Reply to this message with your answer.');
   if (prompt.kind === 'unknown')
     lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
@@ -51,7 +57,10 @@ export function promptKeyboard(prompt: PromptView): InlineButton[][] {
     const shown = prompt.choices.filter((c) => prompt.kind !== 'question' || c.number !== prompt.textChoice);
     for (const choice of shown.slice(0, 9)) {
       rows.push([
-        button(`${choice.number}. ${shorten(choice.label, 40)}`, `${choice.number}` as ButtonValue),
+        button(
+          `${choice.number}. ${shorten(choice.label, BUTTON_LABEL_MAX)}`,
+          `${choice.number}` as ButtonValue,
+        ),
       ]);
     }
     if (prompt.textChoice !== null)

@@ -1,4 +1,5 @@
 import { answerPrompt } from '../../sessions/answer-prompt.js';
+import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
 import { openStore } from '../../store/store.js';
 import { UsageError } from '../errors.js';
@@ -8,6 +9,8 @@ import { userName } from '../user.js';
 export function approvalsCommand(options: { json?: boolean }, target: OutputTarget = stdoutTarget): void {
   const store = openStore();
   try {
+    // Prompts of a session whose agent-bridge is gone can never be answered: closed, not listed.
+    reapDeadSessions(store);
     const open = store.prompts.open();
     const sessions = new Map(store.sessions.list({ all: true }).map((s) => [s.id, s]));
     if (options.json) {

@@ -22,7 +22,7 @@ import { dataDir } from '../../store/paths.js';
 import { REMOTE_CHANNELS } from '../remote-channels.js';
 import { UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
-import { isProcessAlive } from '../process.js';
+import { reapDeadSessions } from '../../sessions/session-liveness.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -68,7 +68,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { cols, rows } = host.size();
   const store = openStore();
-  store.sessions.reapDead(isProcessAlive);
+  reapDeadSessions(store);
   const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = remote.length > 0 ? openStore() : null;
@@ -91,6 +91,8 @@ export async function runCommand(agentName: string, args: string[], options: Run
       clock: systemClock,
       ttlMs: { ...configuredTtls(config), ...options.promptTtl },
       approveFrom: remote,
+      // In raw mode a line needs its own carriage return; the agent's screen is redrawn by it soon after.
+      onNotice: (line) => process.stderr.write(`\r\nagent-bridge: ${line}\r\n`),
       // A relay in this process sends a new prompt at once rather than at its next look at the store.
       observers: [
         { opened: () => relays.forEach((r) => r.poke()), closed: () => relays.forEach((r) => r.poke()) },

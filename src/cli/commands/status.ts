@@ -1,4 +1,4 @@
-import { isProcessAlive } from '../process.js';
+import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import { openStore } from '../../store/store.js';
 import { paint, printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
 
@@ -8,7 +8,7 @@ export function statusCommand(
 ): void {
   const store = openStore();
   try {
-    store.sessions.reapDead(isProcessAlive);
+    reapDeadSessions(store);
     const sessions = store.sessions.list({ all: options.all ?? false });
     const open = store.prompts.open();
     const waiting = (id: string) => open.filter((p) => p.sessionId === id);

@@ -1,6 +1,8 @@
 import type { AgentEvent } from '../../core/events.js';
+import type { PromptChoice } from '../../core/events.js';
 import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { redactSecrets } from '../../core/redact.js';
+import { describeSuggestions } from './permission-suggestions.js';
 import { usageFromStatusLine, type ClaudeStatusLinePayload } from './claude-status-line.js';
 
 /** A Claude Code hook payload: every event has these; the rest depends on the event (agent-facts hooks*.jsonl). */
@@ -37,11 +39,23 @@ export function wantsProgressNote(event: string, payload: ClaudeHookPayload): bo
   );
 }
 
-export const HOOK_PERMISSION_CHOICES = [
-  { number: 1, label: 'Yes' },
-  { number: 2, label: "Yes, and don't ask again this session" },
-  { number: 3, label: 'No' },
-];
+/**
+ * The options a hook's permission offers, as Claude numbers them on its own dialog: Yes; "Yes, and …" in the
+ * words of Claude's own suggestions (only when it made some we can describe); No.
+ */
+export function hookPermissionChoices(payload: ClaudeHookPayload): {
+  choices: PromptChoice[];
+  grant: number | null;
+  no: number;
+} {
+  const grant = describeSuggestions(payload.permission_suggestions);
+  if (!grant) return { choices: [choice(1, 'Yes'), choice(2, 'No')], grant: null, no: 2 };
+  return { choices: [choice(1, 'Yes'), choice(2, `Yes, and ${grant}`), choice(3, 'No')], grant: 2, no: 3 };
+}
+
+function choice(number: number, label: string): PromptChoice {
+  return { number, label };
+}
 
 /** A PermissionRequest as an exact prompt: the full tool input is the detail. Null for on-screen dialogs. */
 export function permissionPromptFromHook(payload: ClaudeHookPayload): DetectedPrompt | null {
@@ -50,15 +64,18 @@ export function permissionPromptFromHook(payload: ClaudeHookPayload): DetectedPr
   const input = payload.tool_input ?? {};
   const summary = describeToolInput(tool, input);
   const detail = redactSecrets(`${tool}\n\n${summary}\n\n${JSON.stringify(input, null, 2)}`);
+  const { choices, grant, no } = hookPermissionChoices(payload);
   return {
     kind: 'permission',
     confidence: 'exact',
     excerpt: truncateExcerpt(redactSecrets(`${tool}: ${summary}`)),
     detail,
-    choices: HOOK_PERMISSION_CHOICES,
-    safeDefault: { type: 'choice', number: 3 },
-    allowForSessionChoice: 2,
+    choices,
+    safeDefault: { type: 'choice', number: no },
+    ...(grant ? { allowForSessionChoice: grant } : {}),
     key: `hook|${payload.tool_use_id ?? ''}|${tool}|${JSON.stringify(input)}`,
+    // The words of a "No" go back in the hook's answer, where lines are fine.
+    multiline: true,
   };
 }
 
@@ -79,11 +96,12 @@ export function permissionDecision(
   payload: ClaudeHookPayload,
   decidedBy: string,
 ): object | null {
+  const { grant, no } = hookPermissionChoices(payload);
   const number =
-    action.type === 'choice' ? action.number : action.type === 'yes' ? 1 : action.type === 'no' ? 3 : null;
+    action.type === 'choice' ? action.number : action.type === 'yes' ? 1 : action.type === 'no' ? no : null;
   if (number === null) return null;
   const decision =
-    number === 3
+    number === no
       ? {
           behavior: 'deny',
           message:
@@ -91,9 +109,12 @@ export function permissionDecision(
               ? `Denied by ${decidedBy}, who says: ${action.text}`
               : `Denied by ${decidedBy} through agent-bridge.`,
         }
-      : number === 2 && payload.permission_suggestions?.length
+      : number === grant
         ? { behavior: 'allow', updatedPermissions: payload.permission_suggestions }
-        : { behavior: 'allow' };
+        : number === 1
+          ? { behavior: 'allow' }
+          : null;
+  if (!decision) return null;
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }
 

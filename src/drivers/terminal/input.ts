@@ -1,3 +1,5 @@
+import { stripControls } from '../../core/answer-text.js';
+
 /** How text typed on someone's behalf becomes bytes for a terminal application. */
 
 const PASTE_START = '\x1b[200~';
@@ -10,21 +12,33 @@ export interface EncodedInput {
   submit: string;
 }
 
+export class MultilineRefused extends Error {
+  override name = 'MultilineRefused';
+  constructor() {
+    super('this program reads one line at a time: send the text without line breaks');
+  }
+}
+
 /**
- * Multi-line text goes in as one bracketed paste when the application enabled it (so newlines do not submit
- * early), else as lines separated by carriage returns. Bytes that would end a paste early are removed.
+ * Text with line breaks or tabs goes in as one bracketed paste when the application enabled it (so a newline
+ * never submits early and a tab never completes); a program without bracketed paste gets single lines only
+ * (`lineByLine` allows lines separated by Enter, for a person's chat message to a shell). Control characters
+ * never reach the terminal: they were refused earlier, and are removed here too, so no paste marker can be
+ * rebuilt from the text.
  */
 export function encodeTextInput(
   text: string,
-  options: { bracketedPaste: boolean; submit: boolean },
+  options: { bracketedPaste: boolean; submit: boolean; lineByLine?: boolean },
 ): EncodedInput {
-  const normalized = text.replace(/\r\n?/g, '\n');
-  const multiline = normalized.includes('\n');
+  const clean = stripControls(text);
+  const special = /[\n\t]/.test(clean);
   let body: string;
-  if (multiline && options.bracketedPaste) {
-    body = PASTE_START + normalized.replaceAll(PASTE_END, '').replaceAll(PASTE_START, '') + PASTE_END;
+  if (special && options.bracketedPaste) {
+    body = PASTE_START + clean + PASTE_END;
+  } else if (clean.includes('\n') && !options.lineByLine) {
+    throw new MultilineRefused();
   } else {
-    body = normalized.replace(/\n/g, '\r');
+    body = clean.replace(/\n/g, '\r');
   }
   return { body, submit: options.submit ? '\r' : '' };
 }

@@ -1,4 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { ProcessRef } from '../../core/process-ref.js';
+
+export type { ProcessRef } from '../../core/process-ref.js';
 
 /** One line of /proc/<pid>/stat, the fields we need. */
 export interface ProcessInfo {
@@ -112,4 +115,38 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch {
     // group already empty
   }
+}
+
+let ownRef: ProcessRef | null = null;
+
+/** This process, as others will check it. */
+export function ownProcessRef(): ProcessRef {
+  ownRef ??= { pid: process.pid, startTime: readProcess(process.pid)?.startTime ?? null };
+  return ownRef;
+}
+
+/**
+ * Is that very process still running? On Linux: /proc says it exists, is not a zombie, and started when the
+ * reference says. Elsewhere the pid alone is asked (EPERM: it exists but belongs to someone else).
+ */
+export function isProcessAlive(ref: ProcessRef | number): boolean {
+  const { pid, startTime } = typeof ref === 'number' ? { pid: ref, startTime: null } : ref;
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const info = readProcess(pid);
+  if (info)
+    return info.state !== 'Z' && info.state !== 'X' && (startTime === null || info.startTime === startTime);
+  if (procAvailable()) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+let hasProc: boolean | null = null;
+
+function procAvailable(): boolean {
+  hasProc ??= readProcess(process.pid) !== null;
+  return hasProc;
 }

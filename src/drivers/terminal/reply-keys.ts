@@ -37,5 +37,7 @@ export function replyKeys(
       return prompt.safeDefault ? replyKeys(prompt.safeDefault, prompt, menuKeys, bracketedPaste) : null;
     case 'cancel':
       return [];
+    case 'sealed':
+      throw new Error('a secret answer is typed only after its session opened it');
   }
 }

@@ -17,6 +17,16 @@ export const SUBMIT_GAP_MS = 30;
 /** The longest wait for a multi-line paste's echo before its Enter. */
 const PASTE_SETTLE_MAX_MS = 1_000;
 
+/** The prompt left the screen before its answer could be typed: nothing was typed. */
+export class PromptNotShown extends Error {
+  override name = 'PromptNotShown';
+  constructor() {
+    super(
+      'the prompt is no longer on screen (answered at the terminal, or the program moved on); nothing was typed',
+    );
+  }
+}
+
 export interface TerminalSessionOptions extends PtySpawnOptions {
   /** Start-up questions answered automatically (folder trust); empty to answer none. */
   startupPrompts?: StartupPromptRule[];
@@ -108,18 +118,26 @@ export class TerminalSession {
     };
   }
 
-  /** A person's keystrokes: raw bytes, held back while an injection runs. */
+  /**
+   * A person's keystrokes: raw bytes, held back while an injection runs. Enter while a prompt is shown answers
+   * it here, at the terminal: it is closed everywhere else.
+   */
   userInput(data: string | Buffer): void {
+    if (data.includes('\r')) this.detector?.answeredAtTerminal();
     this.gate.user(data);
   }
 
-  /** Types text as if pasted, then Enter (when `submit`), with the user's own keys paused meanwhile. */
+  /**
+   * Types a person's message as if pasted, then Enter (when `submit`), with the user's own keys paused
+   * meanwhile. Lines go in as one paste where the program takes it, else as lines (the person sent lines).
+   */
   async sendText(text: string, submit = true): Promise<void> {
     if (this.stopped) throw new Error('the agent has stopped');
     await this.screen.catchUp();
     const { body, submit: enter } = encodeTextInput(text, {
       bracketedPaste: this.screen.snapshot().bracketedPaste,
       submit,
+      lineByLine: true,
     });
     await this.gate.exclusive(async () => {
       if (body) await this.pty.write(body);
@@ -135,20 +153,24 @@ export class TerminalSession {
 
   /**
    * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
-   * ignore the echo. Returns the keys typed (empty for `cancel`).
+   * ignore the echo. Only while the screen still shows that prompt: one that went away (answered at the
+   * terminal, the program moved on) is never typed into. Returns the keys typed (empty for `cancel`).
    */
   async answer(prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>, action: ReplyAction): Promise<string> {
-    await this.screen.catchUp();
-    const keys = replyKeys(action, prompt, this.menuKeys, this.screen.snapshot().bracketedPaste);
-    if (keys === null) throw new Error('this prompt has no safe default to apply');
-    await this.gate.exclusive(async () => {
+    return this.gate.exclusive(async () => {
+      await this.screen.catchUp();
+      const screen = this.screen.snapshot();
+      if (this.detector && !this.detector.stillShows(prompt.key, screen)) throw new PromptNotShown();
+      const keys = replyKeys(action, prompt, this.menuKeys, screen.bracketedPaste);
+      if (keys === null) throw new Error('this prompt has no safe default to apply');
+      const mark = this.detector?.outputMark();
       for (const [i, key] of keys.entries()) {
         if (i > 0) await this.clock.sleep(SUBMIT_GAP_MS);
         await this.pty.write(key);
       }
-      this.detector?.answered(prompt.key);
+      this.detector?.answered(prompt.key, mark);
+      return keys.join('');
     });
-    return keys.join('');
   }
 
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
@@ -191,8 +213,11 @@ export class TerminalSession {
 
   private onDetectorSignal(signal: DetectorSignal): void {
     if (signal.type === 'idle') this.emit({ type: 'status', state: signal.idle ? 'idle' : 'busy' });
-    else if (signal.type === 'prompt') this.emit({ type: 'prompt', prompt: signal.prompt });
-    else this.emit({ type: 'prompt_gone', key: signal.key });
+    else if (signal.type === 'prompt') {
+      // Words for it may span lines only where the program takes a bracketed paste.
+      const multiline = this.screen.snapshot().bracketedPaste;
+      this.emit({ type: 'prompt', prompt: { ...signal.prompt, multiline } });
+    } else this.emit({ type: 'prompt_gone', key: signal.key });
   }
 
   private reportTitle(): void {

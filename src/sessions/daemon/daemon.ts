@@ -2,6 +2,7 @@ import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
 import type { ChatTarget, InboundEvent } from '../../channels/contract.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
+import type { IsAlive } from '../../core/process-ref.js';
 import { Merger } from '../../core/merger.js';
 import { TokenBucketLimiter, type RateLimiter } from '../../core/rate-limit.js';
 import { routeMessage } from '../../core/router.js';
@@ -10,7 +11,9 @@ import { uploadsDir } from '../../store/paths.js';
 import type { SessionRecord } from '../../store/session-store.js';
 import type { Store } from '../../store/store.js';
 import { ChannelRelay } from '../channel-relay.js';
+import { reapDeadSessions } from '../session-liveness.js';
 import type { LiveSessions } from '../live-sessions.js';
+import { textOutcomeNotice, type TextOutcome } from '../typed-text.js';
 import { saveUploads } from '../uploads.js';
 import { ControlPanel, type PanelProject } from './control-panel.js';
 import { bridgeCommand } from './daemon-commands.js';
@@ -36,7 +39,7 @@ export interface DaemonOptions {
   ) => Promise<{ command: string; args: string[]; found: boolean }>;
   hooks?: HookReceiver;
   live?: LiveSessions;
-  isAlive: (pid: number) => boolean;
+  isAlive: IsAlive;
   log: (line: string) => void;
   /** Writes a thread created in chat into the config file. */
   saveThread?: (repo: string, entry: ThreadEntry) => void;
@@ -93,7 +96,7 @@ export class Daemon {
       }
     }
     // Sessions that were running when a previous agent-bridge died come back (resuming their conversations).
-    const crashed = new Set(this.options.store.sessions.reapDead(this.options.isAlive).map((s) => s.label));
+    const crashed = new Set(reapDeadSessions(this.options.store, this.options.isAlive).map((s) => s.label));
     for (const line of await this.threads.recover(this.settings.repos, crashed)) this.options.log(line);
     for (const repo of this.settings.repos.filter((r) => r.startup || crashed.has(r.name))) {
       await this.repos
@@ -165,6 +168,7 @@ export class Daemon {
         this.pokeRelays();
       },
       onMessage: () => this.pokeRelays(),
+      log: this.options.log,
     });
   }
 
@@ -296,20 +300,27 @@ export class Daemon {
     return `⚠️ This thread's own session could not start (${(error as Error).message}); messages here go to ${parent.repo.name}'s session.`;
   }
 
-  /** Types into the session; a thread's session that fails to start hands over to the repository's. */
+  /**
+   * Sends a person's text into the session (said back when a waiting prompt took it or holds it); a thread's
+   * session that fails to start hands over to the repository's.
+   */
   private async deliver(
     entry: DaemonChannel,
     target: ChatTarget,
     routed: { session: RepoSession; parent: RepoSession },
     text: string,
+    sentBy: string,
   ): Promise<void> {
+    let outcome: TextOutcome;
     try {
-      await routed.session.send(text);
+      outcome = await routed.session.send(text, sentBy);
     } catch (error) {
       if (routed.session === routed.parent) throw error;
       await this.say(entry.channel.name, target, this.fallbackNotice(routed.parent, error));
-      await routed.parent.send(text);
+      outcome = await routed.parent.send(text, sentBy);
     }
+    const notice = textOutcomeNotice(outcome);
+    if (notice) await this.say(entry.channel.name, target, notice);
   }
 
   private async onText(entry: DaemonChannel, event: TextEvent): Promise<boolean> {
@@ -349,7 +360,13 @@ export class Daemon {
     const merger = this.mergers.get(routed.session.repo.name) ?? new Merger(this.options.clock);
     this.mergers.set(routed.session.repo.name, merger);
     try {
-      await this.deliver(entry, event.target, routed, merger.format(channel, route.text));
+      await this.deliver(
+        entry,
+        event.target,
+        routed,
+        merger.format(channel, route.text),
+        `${channel}:${event.from.id}`,
+      );
     } catch (error) {
       return reply(
         `${routed.parent.repo.name}: could not start ${routed.parent.repo.agent.displayName}: ${(error as Error).message}`,
@@ -379,7 +396,7 @@ export class Daemon {
       return reply(`Not passed to the agent: ${saved.reason}`);
     }
     try {
-      await this.deliver(entry, event.target, routed, saved.input);
+      await this.deliver(entry, event.target, routed, saved.input, `${entry.channel.name}:${event.from.id}`);
     } catch (error) {
       return reply(`${routed.parent.repo.name}: could not start the agent: ${(error as Error).message}`);
     }

@@ -8,6 +8,7 @@ import { outputsDir } from '../../store/paths.js';
 import type { Store } from '../../store/store.js';
 import { AgentSession, BACKGROUND_SESSION } from '../agent-session.js';
 import type { LiveSessions } from '../live-sessions.js';
+import { sendTextToSession, type TextOutcome } from '../typed-text.js';
 
 export interface RepoDefinition {
   /** The repository's name, or `<repo>#<thread id>` for a thread's session: the session's label. */
@@ -40,6 +41,8 @@ export interface RepoSessionOptions {
   onStateChange?: () => void;
   /** Told when the session has something for its chats (a message, a notice), so relays look at once. */
   onMessage?: () => void;
+  /** Where the daemon says what went wrong (its log). */
+  log?: (line: string) => void;
 }
 
 export type RepoState = 'stopped' | 'starting' | 'running';
@@ -82,12 +85,17 @@ export class RepoSession {
     await this.ensureStarted();
   }
 
-  /** Types a message into the agent, starting it first when needed. */
-  async send(text: string): Promise<void> {
+  /**
+   * Sends a person's message to the agent, starting it first when needed: typed at once, or, while a prompt
+   * is shown, taken as its answer in words or held until it is resolved (see sendTextToSession).
+   */
+  async send(text: string, sentBy: string): Promise<TextOutcome> {
     const session = await this.ensureStarted();
     this.touch();
-    this.extractor?.typedLine(text);
-    await session.terminal.sendText(text);
+    const outcome = sendTextToSession(this.options.store, session.id, text, sentBy);
+    if (outcome.type === 'queued' || outcome.type === 'held') this.extractor?.typedLine(text);
+    session.poke();
+    return outcome;
   }
 
   cancel(): boolean {
@@ -148,6 +156,7 @@ export class RepoSession {
       clock,
       approveFrom: repo.channels,
       label: repo.name,
+      ...(this.options.log ? { onNotice: (line: string) => this.options.log!(`${repo.name}: ${line}`) } : {}),
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
     });
     this.attach(session);

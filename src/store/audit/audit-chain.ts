@@ -18,7 +18,13 @@ export type AuditEventName =
   | 'ATTACHMENT_REFUSED'
   | 'UPLOAD_REFUSED'
   | 'THREAD_SESSION'
-  | 'WORKTREE';
+  | 'WORKTREE'
+  /** Text from a chat or the inbox typed into a session: who, where, how long; never the text. */
+  | 'TEXT_TYPED'
+  /** Text sent while a prompt was shown, held until the prompt is resolved. */
+  | 'TEXT_HELD'
+  /** The store or the disk failed; the session went on. */
+  | 'STORAGE_FAILED';
 
 export interface AuditEntry {
   seq: number;

@@ -104,12 +104,6 @@ function answerControls(prompt: Prompt, send: (answer: string) => Promise<void>)
       ]),
     );
   }
-  if (
-    prompt.allowForSessionChoice !== null &&
-    !prompt.choices.some((c) => c.number === prompt.allowForSessionChoice)
-  ) {
-    controls.push(big(['Allow for this session'], `session-${id}`, 'session', 'choice-session'));
-  }
   // Words answer free text and questions, and say no with a reason where the agent takes one.
   if (prompt.kind === 'free_text' || prompt.kind === 'question')
     controls.push(textAnswer(id, send, 'Your answer', 'Type your answer'));
@@ -147,7 +141,6 @@ function choiceButton(
       h('span', { class: 'choice-text' }, [
         h('span', { class: 'choice-label' }, [choice.label]),
         choice.description ? h('span', { class: 'choice-description' }, [choice.description]) : null,
-        forSession ? h('span', { class: 'tag tag-ok' }, ['allow for this session']) : null,
       ]),
     ],
     {

@@ -35,7 +35,15 @@ export interface DetectorOptions {
  */
 export class PromptDetector {
   private current: DetectedPrompt | null = null;
-  private answeredKey: string | null = null;
+  /**
+   * The prompt just answered (by us, or by Enter at the terminal), and how much output had arrived then. The
+   * same question still drawn with no output since is that prompt, still on screen; drawn again after the
+   * program wrote something (it read the answer and asked again, even if the screen looks the same) it is
+   * the next ask: a new prompt.
+   */
+  private lastAnswer: { key: string; output: number } | null = null;
+  /** Output chunks seen so far. */
+  private output = 0;
   private suppressUntil = 0;
   private idle: boolean | null = null;
   private lastScreen: ScreenView | null = null;
@@ -51,6 +59,7 @@ export class PromptDetector {
 
   /** New output arrived: pending silence checks no longer hold, and a guessed prompt is over. */
   onOutput(): void {
+    this.output++;
     if (this.timers.length > 0) this.cancelTimers();
     if (this.current && (this.current.confidence === 'low' || this.current.confidence === 'medium'))
       this.clear();
@@ -65,9 +74,7 @@ export class PromptDetector {
       this.later(this.suppressUntil - now, () => this.lastScreen && this.onSettled(this.lastScreen));
       return;
     }
-    const vocabulary = this.options.vocabulary;
-    const idle = vocabulary.isIdle?.(screen) ?? false;
-    const found = vocabulary.detect?.(screen) ?? (idle ? null : detectGenericPrompt(screen));
+    const { idle, found } = this.read(screen);
     this.reportIdle(idle && !found);
     if (found) return this.raise(found);
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
@@ -75,11 +82,47 @@ export class PromptDetector {
     if (!idle) this.armSilenceChecks(screen);
   }
 
-  /** An answer was typed: ignore the echo, and do not raise the same prompt again while it is still drawn. */
-  answered(key: string): void {
-    this.answeredKey = key;
+  /** How much output has arrived: taken before an answer is typed, so its echo counts as after it. */
+  outputMark(): number {
+    return this.output;
+  }
+
+  /**
+   * An answer was typed (when `mark` output had arrived): ignore the echo, and do not raise the same prompt
+   * again while it is still drawn and nothing was written since.
+   */
+  answered(key: string, mark = this.output): void {
+    this.lastAnswer = { key, output: mark };
     this.suppressUntil = this.options.clock.now() + ECHO_SUPPRESSION_MS;
     if (this.current?.key === key) this.current = null;
+  }
+
+  /**
+   * A person pressed Enter at the terminal (the agent's own, or a live view of it) while a prompt was shown:
+   * they answered it there. It is gone for everyone else, even if the screen still looks the same.
+   */
+  answeredAtTerminal(): void {
+    const current = this.current;
+    if (!current) return;
+    this.lastAnswer = { key: current.key, output: this.output };
+    this.current = null;
+    this.emit({ type: 'prompt_gone', key: current.key });
+  }
+
+  /**
+   * Is the prompt `key` still what the screen shows? Checked on the caught-up screen right before an answer
+   * is typed: a prompt that went away (answered at the terminal, the program moved on) is never typed into.
+   */
+  stillShows(key: string, screen: ScreenView): boolean {
+    const { idle, found } = this.read(screen);
+    if (found) return found.key === key;
+    return !idle && key === unknownPrompt(screen, 'low')?.key;
+  }
+
+  private read(screen: ScreenView): { idle: boolean; found: DetectedPrompt | null } {
+    const vocabulary = this.options.vocabulary;
+    const idle = vocabulary.isIdle?.(screen) ?? false;
+    return { idle, found: vocabulary.detect?.(screen) ?? (idle ? null : detectGenericPrompt(screen)) };
   }
 
   dispose(): void {
@@ -88,15 +131,15 @@ export class PromptDetector {
 
   private raise(found: DetectedPrompt): void {
     if (found.key === this.current?.key) return;
-    if (found.key === this.answeredKey) return;
-    this.answeredKey = null;
+    if (found.key === this.lastAnswer?.key && this.output === this.lastAnswer.output) return;
+    this.lastAnswer = null;
     if (this.current) this.emit({ type: 'prompt_gone', key: this.current.key });
     this.current = found;
     this.emit({ type: 'prompt', prompt: found });
   }
 
   private clear(): void {
-    this.answeredKey = null;
+    this.lastAnswer = null;
     if (!this.current) return;
     const key = this.current.key;
     this.current = null;
@@ -125,22 +168,8 @@ export class PromptDetector {
     const bottom = lastContentRow(screen.lines);
     if (bottom < 0) return;
     if (waitsForNextLine(screen, bottom)) return this.reportIdle(true);
-    const tail = screen.lines
-      .slice(Math.max(0, bottom - 5), bottom + 1)
-      .map(unbox)
-      .join('\n')
-      .trim();
-    if (!tail) return;
-    const text = redactSecrets(tail);
-    this.raise({
-      kind: 'unknown',
-      confidence,
-      excerpt: truncateExcerpt(text),
-      detail: text,
-      choices: [],
-      safeDefault: null,
-      key: `unknown|${text}`,
-    });
+    const prompt = unknownPrompt(screen, confidence);
+    if (prompt) this.raise(prompt);
   }
 
   private later(ms: number, fn: () => void): void {
@@ -151,6 +180,28 @@ export class PromptDetector {
     for (const timer of this.timers) timer.cancel();
     this.timers = [];
   }
+}
+
+/** The screen's last lines as a prompt of unknown kind; its key is what stillShows() compares. */
+function unknownPrompt(screen: ScreenView, confidence: 'medium' | 'low'): DetectedPrompt | null {
+  const bottom = lastContentRow(screen.lines);
+  if (bottom < 0) return null;
+  const tail = screen.lines
+    .slice(Math.max(0, bottom - 5), bottom + 1)
+    .map(unbox)
+    .join('\n')
+    .trim();
+  if (!tail) return null;
+  const text = redactSecrets(tail);
+  return {
+    kind: 'unknown',
+    confidence,
+    excerpt: truncateExcerpt(text),
+    detail: text,
+    choices: [],
+    safeDefault: null,
+    key: `unknown|${text}`,
+  };
 }
 
 /**

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli, cliJson } from '../support/cli-under-pty.js';
+import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { processExists, waitFor } from '../support/wait.js';
+
+// Issue 12, item 9: an answer to a session whose agent-bridge is gone is refused as such, never "answered".
+// Liveness is the process's pid AND start time: a reused pid or a zombie does not pass for the owner.
+
+let world: ScriptWorld;
+const spawned: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of spawned.splice(0)) child.kill('SIGKILL');
+  await world?.close();
+});
+
+async function promptOfKilledRun(): Promise<{ id: string; session: string }> {
+  const run = world.run('read -p "Deploy? (y/n) " a; echo "got [$a]"; sleep 30');
+  const prompt = await world.nextPrompt();
+  process.kill(run.process.pid, 'SIGKILL');
+  await run.waitForExit();
+  expect(processExists(run.process.pid)).toBe(false);
+  return prompt;
+}
+
+function setOwner(pid: number): void {
+  const db = new Database(path.join(world.env.AGENT_BRIDGE_HOME!, 'agent-bridge.db'));
+  db.prepare('UPDATE sessions SET owner_pid = ?').run(pid);
+  db.close();
+}
+
+async function refusedAsCrashed(prompt: { id: string; session: string }): Promise<void> {
+  const answer = await cli(['approvals', 'answer', prompt.id, 'y'], world.env);
+  expect(answer.code).toBe(1);
+  expect(answer.stdout).not.toMatch(/answered/);
+  expect(answer.stderr).toMatch(/crashed: its agent-bridge process \(pid \d+\) is gone; nothing was typed/);
+  const sessions = await cliJson<Array<{ id: string; status: string }>>(['status', '--all'], world.env);
+  expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('crashed');
+  expect(await cliJson<unknown[]>(['approvals'], world.env)).toEqual([]);
+}
+
+describe('answers to a session whose agent-bridge is gone', () => {
+  it('are refused as such; its prompts fail and SESSION_END is audited once, whoever notices', async () => {
+    world = new ScriptWorld();
+    const prompt = await promptOfKilledRun();
+    await refusedAsCrashed(prompt);
+    // Others noticing later change nothing more.
+    await cli(['approvals', 'answer', prompt.id, 'n'], world.env);
+    await cli(['status'], world.env);
+    const log = await auditEntries(world.env);
+    expect(log.filter((e) => e.event === 'SESSION_END' && e.session_id === prompt.session)).toEqual([
+      expect.objectContaining({ status: 'crashed', reason: expect.stringMatching(/session crashed/) }),
+    ]);
+    expect(log.filter((e) => e.event === 'PROMPT_FAILED' && e.prompt_id === prompt.id)).toHaveLength(1);
+    expect(log.some((e) => e.event === 'REPLY_RECEIVED')).toBe(false);
+    expect((await cli(['audit', 'verify'], world.env)).code).toBe(0);
+  });
+
+  it('are refused when the pid now belongs to another process (reuse)', async () => {
+    world = new ScriptWorld();
+    const prompt = await promptOfKilledRun();
+    const other = spawn('sleep', ['60']);
+    spawned.push(other);
+    setOwner(other.pid!);
+    await refusedAsCrashed(prompt);
+  });
+
+  it.skipIf(process.platform !== 'linux')('are refused when the owner is a zombie', async () => {
+    world = new ScriptWorld();
+    const prompt = await promptOfKilledRun();
+    // `sleep 0` ends at once, and the shell that started it execs into a sleep that never reaps it.
+    const parent = spawn('bash', ['-c', 'sleep 0 & echo $!; exec sleep 60']);
+    spawned.push(parent);
+    const zombie = await new Promise<number>((resolve) =>
+      parent.stdout!.once('data', (d) => resolve(Number(String(d).trim()))),
+    );
+    await waitFor('a zombie', () => {
+      try {
+        return readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+      } catch {
+        return false;
+      }
+    });
+    setOwner(zombie);
+    await refusedAsCrashed(prompt);
+  });
+});

@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli, cliJson } from '../support/cli-under-pty.js';
+import { auditEntries, ScriptWorld, type ListedPrompt } from '../support/script-session.js';
+
+// Issue 12, item 12: an answer to a password-like prompt is never stored; the audit says [secret, N characters].
+
+let world: ScriptWorld;
+afterEach(async () => world?.close());
+
+const SECRET = 'correct-horse-battery-staple';
+
+/** Every byte agent-bridge keeps: the database (and its WAL), the audit log, recordings. */
+function everythingStored(home: string): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.push(full);
+    }
+  };
+  walk(home);
+  return files.map((file) => readFileSync(file).toString('latin1')).join('\n');
+}
+
+describe('an answer to a password prompt', () => {
+  it('reaches the program but is never stored or shown: only its length', async () => {
+    world = new ScriptWorld();
+    const run = world.run('read -r -s -p "Password: " p; echo; echo "length ${#p}"; sleep 30');
+    const prompt = await world.nextPrompt();
+    expect(prompt.kind).toBe('free_text');
+    const answered = await cli(['approvals', 'answer', prompt.id, SECRET], world.env);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain(`[secret, ${SECRET.length} characters]`);
+    await run.waitForText(`length ${SECRET.length}`);
+    await run.stop();
+
+    expect(everythingStored(world.env.AGENT_BRIDGE_HOME!)).not.toContain(SECRET);
+    const log = await auditEntries(world.env);
+    for (const event of ['REPLY_RECEIVED', 'REPLY_INJECTED'])
+      expect(log.find((e) => e.event === event)).toMatchObject({
+        value: `[secret, ${SECRET.length} characters]`,
+      });
+    const all = await cliJson<ListedPrompt[]>(['approvals'], world.env);
+    expect(all).toEqual([]);
+  });
+});
