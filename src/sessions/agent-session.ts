@@ -309,6 +309,9 @@ export class AgentSession {
             action: Parameters<typeof permissionDecision>[0],
             record: { decidedBy: string | null; choices: typeof prompt.choices },
           ) => {
+            // Only while Claude still waits on the hook: once it gave up (answered at its own terminal), an
+            // answer here would be reported as applied while nothing reached it.
+            if (aborted.aborted) throw new Error('Claude no longer waits for this answer; nothing was sent');
             answer = permissionDecision(action, payload, record.decidedBy ?? 'agent-bridge');
             return describeReply(action, record.choices);
           };
