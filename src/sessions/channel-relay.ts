@@ -192,9 +192,10 @@ export class ChannelRelay {
     if (this.stopped) return Promise.resolve();
     this.syncing = (async () => {
       try {
-        await this.sendOpenPrompts();
+        // What the agent said goes out before what it then asks (a progress note before its permission).
+        await this.forwardMessages();
+        if (!this.stopped) await this.sendOpenPrompts();
         if (!this.stopped) await this.showOutcomes();
-        if (!this.stopped) await this.forwardMessages();
       } catch (error) {
         this.log(`sync failed: ${(error as Error).message}`);
       } finally {

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
+import path from 'node:path';
 
 /** The end of a transcript we read: the current turn is near the end, and transcripts grow to megabytes. */
 const TAIL_BYTES = 256 * 1024;
@@ -12,9 +14,11 @@ interface TranscriptEntry {
   message?: { id?: string; role?: string; content?: unknown; usage?: Record<string, unknown> };
 }
 
-/** How long a PreToolUse waits for Claude to write the tool call to its transcript (it flushes every ~100 ms). */
-const TRANSCRIPT_WAIT_MS = 1_500;
-const POLL_MS = 20;
+/**
+ * How long a PreToolUse waits for Claude to write the tool call to its transcript (it flushes every ~100 ms,
+ * later on a loaded machine; the tool waits for the hook, so this only delays a tool whose note is late).
+ */
+const TRANSCRIPT_WAIT_MS = 5_000;
 
 /**
  * What the agent said before the tool it is about to run, from its transcript (`transcript_path` and
@@ -27,13 +31,45 @@ export async function assistantTextBeforeTool(
   toolUseId: string | undefined,
   timeoutMs = TRANSCRIPT_WAIT_MS,
 ): Promise<string | null> {
+  const lines = await tailWhen(
+    file,
+    (tail) => !toolUseId || tail.some((line) => line.includes(toolUseId)),
+    timeoutMs,
+  );
+  return lines.ready ? latestTextOfTurn(lines.tail) : null;
+}
+
+/**
+ * The transcript's tail once `ready` holds for it, re-read each time its folder changes (no polling), or
+ * at the deadline whatever it holds (`ready: false`; `tail` empty when it cannot be read).
+ */
+async function tailWhen(
+  file: string,
+  ready: (tail: string[]) => boolean,
+  timeoutMs: number,
+): Promise<{ ready: boolean; tail: string[] }> {
+  let changed: () => void = () => {};
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(path.dirname(file), () => changed());
+    watcher.on('error', () => changed());
+  } catch {
+    // An unwatchable folder: read once now and once at the deadline.
+  }
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const lines = await readTail(file);
-    if (lines && (!toolUseId || lines.some((line) => line.includes(toolUseId))))
-      return latestTextOfTurn(lines);
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  try {
+    for (;;) {
+      const wake = new Promise<void>((resolve) => (changed = resolve));
+      const tail = await readTail(file);
+      if (tail && ready(tail)) return { ready: true, tail };
+      const left = deadline - Date.now();
+      if (left <= 0) return { ready: false, tail: tail ?? [] };
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([wake, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  } finally {
+    watcher?.close();
   }
 }
 
@@ -70,13 +106,12 @@ export async function contextTokensAtAnswer(
   timeoutMs = ANSWER_WAIT_MS,
 ): Promise<number | null> {
   const needle = lastMessage ? JSON.stringify(lastMessage.trim().slice(0, 60)).slice(1, -1) : null;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const lines = await readTail(file);
-    if (lines && (!needle || lines.some((line) => line.includes(needle)))) return lastUsageTokens(lines);
-    if (Date.now() >= deadline) return lines ? lastUsageTokens(lines) : null;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  const { tail } = await tailWhen(
+    file,
+    (lines) => !needle || lines.some((line) => line.includes(needle)),
+    timeoutMs,
+  );
+  return lastUsageTokens(tail);
 }
 
 /** Waiting longer for the Stop's answer would hold its message back from chat. */
