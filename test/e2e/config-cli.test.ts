@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -219,8 +220,8 @@ describe('agent-bridge config check', () => {
     const result = await cli(['config', 'check']);
     // The repository talks to Telegram, which is not set up yet: said, with the line to look at.
     expect(result.stdout).toBe(
-      `ok: ${dataFile()}: 1 repo, channels: none\n` +
-        `warning: ${dataFile()}:8: repos.0.channels.telegram: channels.telegram is not configured (run agent-bridge setup telegram)\n`,
+      `warning: ${dataFile()}:8: repos.0.channels.telegram: channels.telegram is not configured (run agent-bridge setup telegram)\n` +
+        `1 warning: ${dataFile()}: 1 repo, channels: none\n`,
     );
     expect(result.code).toBe(1);
   });
@@ -252,10 +253,10 @@ describe('agent-bridge config check', () => {
     const result = await cli(['config', 'check']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
-      `ok: ${workFile()}: 2 repos, channels: none\n` +
-        `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'nope')} does not exist\n` +
+      `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'nope')} does not exist\n` +
         `warning: ${workFile()}:6: repos.1.agent: unknown agent "gpt"; choose one of claude, codex, gemini, copilot, cursor-agent, aider, shell, custom\n` +
-        `warning: ${workFile()}:8: repos.1.channels.pigeon: unknown channel "pigeon"; choose from terminal, telegram, discord, slack, web\n`,
+        `warning: ${workFile()}:8: repos.1.channels.pigeon: unknown channel "pigeon"; choose from terminal, telegram, discord, slack, web\n` +
+        `3 warnings: ${workFile()}: 2 repos, channels: none\n`,
     );
   });
 
@@ -268,11 +269,27 @@ describe('agent-bridge config check', () => {
     const result = await cli(['config', 'check']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
-      `ok: ${workFile()}: 1 repo, channels: none\n` +
-        `warning: ${workFile()}:7: repos.0.threads.0.dir: ${path.join(dir, 'gone')} does not exist\n` +
+      `warning: ${workFile()}:7: repos.0.threads.0.dir: ${path.join(dir, 'gone')} does not exist\n` +
         `warning: ${workFile()}:9: repos.0.threads.1.startup: a thread that starts with serve needs chat: (the chat it is in)\n` +
-        `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'src', 'api')} is not a git repository, so isolation: worktree cannot work there\n`,
+        `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'src', 'api')} is not a git repository, so isolation: worktree cannot work there\n` +
+        `3 warnings: ${workFile()}: 1 repo, channels: none\n`,
     );
+  });
+
+  it('accepts the commented example in examples/ as it stands', async () => {
+    for (const repo of ['api', 'web']) execFileSync('git', ['init', '-q', path.join(dir, 'src', repo)]);
+    env = {
+      ...env,
+      TELEGRAM_BOT_TOKEN: '123456:offline-example',
+      DISCORD_BOT_TOKEN: 'offline.example.token',
+    };
+    const example = fileURLToPath(new URL('../../examples/agent-bridge.yaml', import.meta.url));
+    const result = await cli(['config', 'check', '--config', example]);
+    expect(result).toEqual({
+      code: 0,
+      stdout: `ok: ${example}: 2 repos, channels: telegram, discord\n`,
+      stderr: '',
+    });
   });
 
   it('says where it looked when there is no file (exit 1)', async () => {

@@ -67,9 +67,14 @@ export function configCheckCommand(options: ConfigCheckOptions, target: OutputTa
     });
   } else {
     const count = config.repos.length;
+    const summary = `${file}: ${count} ${count === 1 ? 'repo' : 'repos'}, channels: ${channels.join(', ') || 'none'}`;
+    // One verdict, last: ok, or how many warnings there are to fix (each on its own line above it).
+    const verdict =
+      warnings.length === 0
+        ? `ok: ${summary}`
+        : `${warnings.length} ${warnings.length === 1 ? 'warning' : 'warnings'}: ${summary}`;
     target.write(
-      `ok: ${file}: ${count} ${count === 1 ? 'repo' : 'repos'}, channels: ${channels.join(', ') || 'none'}\n` +
-        warnings.map((w) => `warning: ${file}:${w.line}: ${w.key}: ${w.message}\n`).join(''),
+      warnings.map((w) => `warning: ${file}:${w.line}: ${w.key}: ${w.message}\n`).join('') + `${verdict}\n`,
     );
   }
   return warnings.length > 0 ? 1 : 0;
