@@ -80,6 +80,7 @@ function addRunCommand(program: Command): void {
     .option('--no-record', 'do not write an asciicast recording of the session')
     .option('--no-hooks', 'Claude Code: detect prompts from the screen only, without its hooks')
     .option('--config <file>', 'agent-bridge.yaml with the channels named by --approve-from')
+    .option('-q, --quiet', 'do not say on stderr what was started (session id, recording, where to answer)')
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',

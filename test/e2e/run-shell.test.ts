@@ -118,6 +118,28 @@ describe('agent-bridge run shell, typed into a real terminal (tmux)', () => {
     expect(await tmux.shellValue('$?')).toBe('7');
   });
 
+  it('says once what it started (session, recording, where to answer); --quiet says nothing', async () => {
+    const { tmux, dataDir, cwd } = await startOuterShell(160, 24);
+    await startRun(tmux);
+    const [, session, recording] = await tmux.waitForMatch(
+      /^agent-bridge: shell in (?:.+) · session ([0-9a-f]{8}) · recording (\S+\.cast)$/m,
+    );
+    expect(recording!.startsWith(dataDir)).toBe(true);
+    expect(recording).toContain(session);
+    const screen = await tmux.capture();
+    expect(screen).toContain(`agent-bridge: shell in ${cwd} · session`);
+    expect(screen).toMatch(/^agent-bridge: answer its prompts here or from agent-bridge approvals --watch/m);
+    await tmux.typeLine('exit');
+    await atPrompt(tmux, 'outer');
+
+    await tmux.typeLine('clear');
+    await atPrompt(tmux, 'outer');
+    await startRun(tmux, 'run --quiet shell');
+    await tmux.typeLine('exit');
+    await atPrompt(tmux, 'outer');
+    expect(await tmux.capture()).not.toContain('agent-bridge:');
+  });
+
   it('puts the outer terminal in raw mode while running and restores it after a normal exit', async () => {
     const { tmux } = await startOuterShell();
     const before = await tmux.shellValue('$(stty -g)');

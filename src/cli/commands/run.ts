@@ -39,6 +39,8 @@ export interface RunOptions {
   promptTtl?: Partial<Record<PromptKind, number>>;
   cols: number;
   rows: number;
+  /** Do not say on stderr what was started. */
+  quiet?: boolean;
 }
 
 /** How often a session checks that the channels it asked for are still hosted by someone. */
@@ -102,6 +104,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       throw error instanceof SpawnError ? new UsageError(error.message) : error;
     });
     agent = session;
+    if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote));
     return await relay(host, session);
   } finally {
     await hosting?.stop();
@@ -111,7 +114,23 @@ export async function runCommand(agentName: string, args: string[], options: Run
   }
 }
 
-/** The config that holds the channels' tokens; every remote channel must be configured in it. */
+/** What was started and how to reach it from elsewhere, said once before the agent's screen takes over. */
+function startBanner(session: AgentSession, spec: AgentSpec, cwd: string, remote: string[]): string {
+  const home = process.env.HOME;
+  const tidy = (file: string) =>
+    home && file.startsWith(home + path.sep) ? '~' + file.slice(home.length) : file;
+  const recording = session.recorder ? ` · recording ${tidy(session.recorder.file)}` : ' · not recorded';
+  const elsewhere = [
+    'agent-bridge approvals --watch (another terminal)',
+    'agent-bridge serve (browser)',
+    ...(remote.length > 0 ? [`${remote.join(', ')} (chat)`] : ['--approve-from telegram|discord (chat)']),
+  ];
+  return (
+    `agent-bridge: ${spec.id} in ${tidy(cwd)} · session ${session.id.slice(0, 8)}${recording}\n` +
+    `agent-bridge: answer its prompts here or from ${elsewhere.join(', ')}; --quiet hides this\n`
+  );
+}
+
 /**
  * The config file, when there is one (prompt TTLs, and the channels named by --approve-from, which must be in
  * it). Loaded only then: plain runs start without the config code.
