@@ -53,9 +53,11 @@ describe('agent-bridge setup telegram', () => {
   });
 
   it.each([
-    [['--token', 'not-a-token', '--user', '1'], 2, /does not look like a bot token/],
-    [['--token', '123:abcdefghijklmnopqrstuvwxyz', '--user', 'me'], 2, /user ids are numbers/],
-    [['--token', '123:abcdefghijklmnopqrstuvwxyz'], 2, /missing your telegram user id/i],
+    [['--token', 'not-a-token', '--user', '1'], 2, /not a whole bot token: .* like 110201543:AAH/],
+    // Digits, a colon, then letters, but far too short: the message must not describe it as right.
+    [['--token', '123:abc', '--user', '1'], 2, /not a whole bot token: .*35 letters and digits/],
+    [['--token', '123:abcdefghijklmnopqrstuvwxyz0123456789', '--user', 'me'], 2, /user ids are numbers/],
+    [['--token', '123:abcdefghijklmnopqrstuvwxyz0123456789'], 2, /missing your telegram user id/i],
   ])('refuses bad input with one line: %j', async (args, code, message) => {
     const result = await cli(['setup', 'telegram', ...args, '--api-root', fake.apiRoot], env);
     expect(result.code).toBe(code);
@@ -69,7 +71,7 @@ describe('agent-bridge setup telegram', () => {
         'setup',
         'telegram',
         '--token',
-        '999:wrong-token-wrong-token-wrong',
+        '999:wrong-token-wrong-token-wrong-token',
         '--user',
         '1',
         '--api-root',

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { editConfigFile } from '../../config/edit.js';
 import { CONFIG_FILE_NAME, findConfigFile } from '../../config/load.js';
 import { dataDir } from '../../store/paths.js';
-import { CliFailure, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { DISCORD_API_ROOT, discordBotName } from '../token-checks.js';
 import { stdoutTarget, type OutputTarget } from '../output.js';
 import { ask } from './setup.js';
 
@@ -15,7 +16,6 @@ export interface SetupDiscordOptions {
   config?: string;
 }
 
-const DISCORD_API = 'https://discord.com/api';
 const SNOWFLAKE = /^\d{5,20}$/;
 
 /** `agent-bridge setup discord`: asks for what is missing, checks the token (GET /users/@me), writes the config. */
@@ -37,7 +37,7 @@ export async function setupDiscordCommand(
   for (const id of [...(options.channel ?? []), ...(options.general ? [options.general] : [])])
     if (!SNOWFLAKE.test(id))
       throw new UsageError(`channel id ${id}: a Discord id is a long number (Copy Channel ID)`);
-  const botName = await checkToken(token, options.apiRoot ?? DISCORD_API);
+  const botName = await discordBotName(token, options.apiRoot ?? DISCORD_API_ROOT);
   const file =
     findConfigFile(options.config, dataDir()) ?? options.config ?? path.join(dataDir(), CONFIG_FILE_NAME);
   const changes: Array<{ path: string[]; value: unknown }> = [
@@ -55,21 +55,4 @@ export async function setupDiscordCommand(
       `Invite it to your server with the Message Content intent on, then map a channel to a repository:\n` +
       `  agent-bridge add-repo --dir . --channel discord:<channel id> && agent-bridge serve\n`,
   );
-}
-
-async function checkToken(token: string, apiRoot: string): Promise<string> {
-  const { REST, Routes } = await import('discord.js');
-  try {
-    const me = (await new REST({ api: apiRoot, retries: 1, timeout: 15_000 })
-      .setToken(token)
-      .get(Routes.user())) as {
-      username: string;
-    };
-    return me.username;
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 401)
-      throw new CliFailure('Discord refused that token (401 Unauthorized): reset it and copy it again');
-    throw new CliFailure(`could not reach Discord at ${apiRoot}: ${(error as Error).message.split('\n')[0]}`);
-  }
 }

@@ -4,8 +4,12 @@ import { editConfigFile } from '../../config/edit.js';
 import { CONFIG_FILE_NAME, findConfigFile } from '../../config/load.js';
 import { TELEGRAM_API_ROOT } from '../../channels/telegram/telegram-channel.js';
 import { dataDir } from '../../store/paths.js';
-import { CliFailure, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { telegramBotName } from '../token-checks.js';
 import { stdoutTarget, type OutputTarget } from '../output.js';
+
+/** A bot token as @BotFather gives it: the bot's id, a colon, and a secret of 35 characters. */
+const TELEGRAM_TOKEN = /^\d+:[\w-]{30,}$/;
 
 export interface SetupTelegramOptions {
   token?: string;
@@ -20,9 +24,9 @@ export async function setupTelegramCommand(
   target: OutputTarget = stdoutTarget,
 ): Promise<void> {
   const token = options.token ?? (await ask('Bot token (from @BotFather): '));
-  if (!/^\d+:[\w-]{20,}$/.test(token))
+  if (!TELEGRAM_TOKEN.test(token))
     throw new UsageError(
-      'that does not look like a bot token (digits, a colon, then letters): get one from @BotFather',
+      'that is not a whole bot token: @BotFather gives one like 110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw (the bot id, a colon, 35 letters and digits)',
     );
   const users = options.user?.length
     ? options.user
@@ -31,7 +35,7 @@ export async function setupTelegramCommand(
   if (ids.length === 0 || ids.some((id) => !/^\d+$/.test(id)))
     throw new UsageError('user ids are numbers, e.g. 123456789: ask @userinfobot for yours');
   const apiRoot = options.apiRoot ?? TELEGRAM_API_ROOT;
-  const botName = await checkToken(token, apiRoot);
+  const botName = await telegramBotName(token, apiRoot);
   const file =
     findConfigFile(options.config, dataDir()) ?? options.config ?? path.join(dataDir(), CONFIG_FILE_NAME);
   const changes: Array<{ path: string[]; value: unknown }> = [
@@ -44,21 +48,6 @@ export async function setupTelegramCommand(
     `Telegram bot @${botName} is set up for user ${ids.join(', ')} in ${file} (readable only by you).\n` +
       `Send /start to @${botName} once, then: agent-bridge run claude --approve-from telegram\n`,
   );
-}
-
-async function checkToken(token: string, apiRoot: string): Promise<string> {
-  const { Api } = await import('grammy');
-  try {
-    const me = await new Api(token, { apiRoot }).getMe();
-    return me.username;
-  } catch (error) {
-    const code = (error as { error_code?: number }).error_code;
-    if (code === 401 || code === 404)
-      throw new CliFailure('Telegram refused that token (401 Unauthorized): copy it again from @BotFather');
-    throw new CliFailure(
-      `could not reach Telegram at ${apiRoot}: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
 }
 
 export async function ask(question: string): Promise<string> {
