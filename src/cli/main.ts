@@ -2,7 +2,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { readFileSync } from 'node:fs';
 import type { ServeOptions } from './commands/serve.js';
 import type { SetupDiscordOptions } from './commands/setup-discord.js';
+import { examples, portNumber, positiveInt, positiveIntOrZero } from './command-options.js';
 import { describeError, exitCodeFor } from './errors.js';
+import { addOperationalCommands } from './operational-commands.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
 function version(): string {
@@ -10,10 +12,6 @@ function version(): string {
     version: string;
   };
   return pkg.version;
-}
-
-function examples(...lines: string[]): string {
-  return '\nExamples:\n' + lines.map((line) => `  $ ${line}`).join('\n') + '\n';
 }
 
 export function buildProgram(): Command {
@@ -61,6 +59,7 @@ export function buildProgram(): Command {
   addServeCommands(program);
   addSetupCommands(program);
   addConfigCommands(program);
+  addOperationalCommands(program);
   return program;
 }
 
@@ -213,9 +212,7 @@ function addServeCommands(program: Command): void {
       '127.0.0.1',
     )
     .addOption(
-      new Option('--port <n>', 'port for the web UI (0: any free port)')
-        .argParser(positiveIntOrZero)
-        .default(7600),
+      new Option('--port <n>', 'port for the web UI (0: any free port)').argParser(portNumber).default(7600),
     )
     .option('--tls-cert <file>', 'TLS certificate (PEM) for the web UI')
     .option('--tls-key <file>', 'TLS private key (PEM) for the web UI')
@@ -336,12 +333,6 @@ function addConfigCommands(program: Command): void {
     });
 }
 
-function positiveIntOrZero(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a whole number');
-  return parsed;
-}
-
 const PROMPT_KINDS = [
   'permission',
   'question',
@@ -359,13 +350,6 @@ function parseTtl(value: string): Record<string, number> {
     throw new InvalidArgumentError(`expected kind=seconds with kind one of ${PROMPT_KINDS.join(', ')}`);
   }
   return { [match[1]!]: Number(match[2]) * 1000 };
-}
-
-function positiveInt(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new InvalidArgumentError('expected a whole number of 1 or more');
-  return parsed;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -17,9 +17,13 @@ export function useColour(target: OutputTarget): boolean {
   return target.isTTY && !target.env.NO_COLOR && target.env.TERM !== 'dumb';
 }
 
-export function paint(target: OutputTarget, code: 'green' | 'red' | 'dim' | 'bold', text: string): string {
+export function paint(
+  target: OutputTarget,
+  code: 'green' | 'yellow' | 'red' | 'dim' | 'bold',
+  text: string,
+): string {
   if (!useColour(target)) return text;
-  const codes = { green: 32, red: 31, dim: 2, bold: 1 } as const;
+  const codes = { green: 32, yellow: 33, red: 31, dim: 2, bold: 1 } as const;
   return `\x1b[${codes[code]}m${text}\x1b[0m`;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,6 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.j
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
 import { CliUnderPty } from '../support/cli-under-pty.js';
 import { OWNER } from '../support/telegram-setup.js';
-import { waitFor } from '../support/wait.js';
 
 const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
 const GROUP = -100777;
@@ -80,6 +79,13 @@ describe('agent-bridge serve with the real Claude Code', () => {
     process.kill(serve.process.pid, 'SIGTERM');
     await serve.waitForExit();
     expect(serve.exit?.exitCode, await serve.screen()).toBe(0);
-    await waitFor('sessions ended', async () => true);
+    // What serve said is kept in its log file too, one JSON line each, private to the user.
+    const log = path.join(env.AGENT_BRIDGE_HOME!, 'logs', 'serve.log');
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+    const said = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(said.some((msg) => msg.startsWith('reloaded '))).toBe(true);
   });
 });

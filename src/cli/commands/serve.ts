@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../store/store.js';
 import { daemonSettings } from '../daemon-settings.js';
 import { LiveSessions } from '../../sessions/live-sessions.js';
 import { startWeb } from '../web-hosting.js';
+import { openDaemonLog } from '../daemon-log.js';
 import { readFileSync } from 'node:fs';
 import { CliFailure } from '../errors.js';
 import { isProcessAlive } from '../process.js';
@@ -43,7 +44,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
   const { config } = loadConfig(file);
   const withTerminal = options.terminal ?? Boolean(process.stdin.isTTY);
-  const log = (line: string) => process.stderr.write(`agent-bridge: ${line}\n`);
+  const daemonLog = openDaemonLog(dataDir());
+  const log = daemonLog.log;
   const channels = buildChannels(config, withTerminal, log);
   if (channels.length === 0 && !options.web) {
     throw new CliFailure(
@@ -82,6 +84,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await hooks.close();
     relayStore.close();
     store.close();
+    daemonLog.close();
   };
   const hosted = await daemon.start().catch(async (error: unknown) => {
     await closeAll();
