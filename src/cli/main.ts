@@ -19,7 +19,7 @@ export function buildProgram(): Command {
     .description(
       'Drive and supervise the AI coding agents on this machine, from the terminal, a browser or chat.',
     )
-    .version(version(), '-V, --version')
+    .version(version(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText(
@@ -160,8 +160,10 @@ function addApprovalCommands(program: Command): void {
         'agent-bridge approvals answer 9c1e "use the staging database"',
       ),
     )
-    .action(async (id: string, answer: string[], options: { json?: boolean }) => {
+    .action(async (id: string, answer: string[], _options, command: Command) => {
       const { answerCommand } = await import('./commands/approvals.js');
+      // `approvals` has a --json of its own, which commander gives it wherever it is typed: read both.
+      const options = command.optsWithGlobals<{ json?: boolean }>();
       process.exitCode = answerCommand(id, answer.join(' '), options);
     });
 
@@ -183,6 +185,7 @@ function addApprovalCommands(program: Command): void {
   program
     .command('audit')
     .description('check the audit log')
+    .addHelpText('after', examples('agent-bridge audit verify', 'agent-bridge audit verify --json'))
     .command('verify')
     .description('recompute the hash chain of the audit log; exits 1 at the first broken line')
     .option('--json', 'print JSON for scripts')
@@ -234,7 +237,10 @@ const CONFIG_TO_WRITE =
 const repeat = (v: string, p: string[] | undefined) => [...(p ?? []), v];
 
 function addSetupCommands(program: Command): void {
-  const setup = program.command('setup').description('set up a chat channel');
+  const setup = program
+    .command('setup')
+    .description('set up a chat channel')
+    .addHelpText('after', examples('agent-bridge setup telegram', 'agent-bridge setup discord'));
   setup
     .command('telegram')
     .description('connect a Telegram bot: checks the token, writes the config file (readable only by you)')
@@ -294,7 +300,7 @@ function addConfigCommands(program: Command): void {
     .requiredOption('--dir <dir>', 'the folder the agent works in (must exist; ~ is your home)')
     .requiredOption(
       '--channel <channel:id>',
-      'where the repo is reached, e.g. telegram:123456789 or discord:1122334455 (repeatable)',
+      'where the repo is reached, e.g. telegram:123456789 or discord:1122334455 (a bare id is Discord; repeatable)',
       (v: string, p: string[] | undefined) => [...(p ?? []), v],
     )
     .option('--agent <agent>', 'claude, codex, gemini, ... (default: defaults.agent, which is claude)')
@@ -322,6 +328,10 @@ function addConfigCommands(program: Command): void {
   program
     .command('config')
     .description('check the configuration file')
+    .addHelpText(
+      'after',
+      examples('agent-bridge config check', 'agent-bridge config check --config ./agent-bridge.yaml'),
+    )
     .command('check')
     .description('validate agent-bridge.yaml and check each repo (folder exists, agent known)')
     .option('--config <file>', 'config file to check (default: ./agent-bridge.yaml, then ~/.agent-bridge/)')

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ZodIssue } from 'zod';
 import { configSchema, type Config } from './schema.js';
 
@@ -41,11 +41,7 @@ export function loadConfig(file: string | null, env: NodeJS.ProcessEnv = process
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const line = lineCounter.linePos(error.pos[0]).line;
-    throw new ConfigError(`${file}:${line}: not valid YAML: ${error.message.split('\n')[0]}`);
-  }
+  if (doc.errors.length > 0) throw new ConfigError(describeYamlError(doc.errors, file, lineCounter));
   const raw = expandEnv(doc.toJS() ?? {}, env, (key, name) => {
     throw new ConfigError(
       `${file}:${lineOf(doc, lineCounter, key)}: ${key.join('.')}: environment variable ${name} is not set`,
@@ -58,6 +54,24 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
   );
   throw new ConfigError(describeIssue(issues[0]!, file, doc, lineCounter, raw));
+}
+
+/** YAML errors that mean a line is indented wrongly. */
+const INDENTATION_ERRORS = new Set(['BAD_INDENT', 'MULTILINE_IMPLICIT_KEY', 'BLOCK_AS_IMPLICIT_KEY']);
+const isIndentation = (error: YAMLError) =>
+  INDENTATION_ERRORS.has(error.code) || (error.code === 'MISSING_CHAR' && /without - indicator/.test(error.message));
+
+/**
+ * The line to look at: an error spanning lines (a key indented too far joins the line above) is reported at
+ * its last line, the one that is out of place, not at the line where the parser first noticed.
+ */
+function describeYamlError(errors: YAMLError[], file: string, lines: LineCounter): string {
+  const lineOfPos = (pos: number) => lines.linePos(pos).line;
+  const spanning = errors.find((e) => lineOfPos(Math.max(e.pos[0], e.pos[1] - 1)) > lineOfPos(e.pos[0]));
+  const error = spanning ?? errors[0]!;
+  const line = lineOfPos(Math.max(error.pos[0], error.pos[1] - 1));
+  const hint = isIndentation(error) ? ' (check the indentation of this line)' : '';
+  return `${file}:${line}: not valid YAML: ${error.message.split('\n')[0]}${hint}`;
 }
 
 function describeIssue(

@@ -19,11 +19,13 @@ export class RepoSpecError extends Error {
 }
 
 /**
- * `telegram:123456789`, `discord:1122334455`, `slack:C0123ABCD` → channel and id. Numeric ids become numbers
+ * `telegram:123456789`, `discord:1122334455` (or just `1122334455`), `slack:C0123ABCD` → channel and id. Numeric ids become numbers
  * when they fit exactly (Telegram chat ids may be negative); a longer one (a 19-digit Discord snowflake) stays
  * a string, so it is never rounded.
  */
 export function parseChannelSpec(spec: string): { channel: RepoChannel; id: string | number } {
+  // A bare id is a Discord channel, as in seed 000's `add-repo --channel 1122334455`.
+  if (/^\d{5,20}$/.test(spec)) return parseChannelSpec(`discord:${spec}`);
   const colon = spec.indexOf(':');
   const channel = colon < 0 ? spec : spec.slice(0, colon);
   const id = colon < 0 ? '' : spec.slice(colon + 1).trim();

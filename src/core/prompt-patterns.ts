@@ -22,6 +22,8 @@ const MENU_QUESTION =
 const FREE_TEXT =
   /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
 const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
+/** How a line that asks ends: `?`, `:`, or a bracketed hint after it (`[1-3]:`, `(y/n)`). */
+const QUESTION_END = /[?:]\s*(?:\([^)]*\)|\[[^\]]*\])?\s*[:?>]?\s*$/;
 /** A question whose answer is a secret: never stored, never shown, only its length (issue 12). */
 const SECRET_QUESTION =
   /pass(?:word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|private key|credential|one[- ]time code|\botp\b|2fa|verification code/i;
@@ -60,7 +62,10 @@ export function detectGenericPrompt(screen: ScreenView): DetectedPrompt | null {
   return null;
 }
 
-/** A prompt built around a menu: the question above it is the excerpt, its options the choices. */
+/**
+ * A prompt built around a menu: its options are the choices; what it asks (the paragraph right above it, and a
+ * line under it that asks, such as `Enter choice [1-3]:`) is the excerpt, never older output above that.
+ */
 export function menuPrompt(
   kind: PromptKind,
   lines: readonly string[],
@@ -69,18 +74,40 @@ export function menuPrompt(
 ): DetectedPrompt {
   const start = contextStartAbove(lines, menu.firstRow, BOX_TOP, 15);
   const question = dedent(lines.slice(start, menu.firstRow));
+  const asking = askingLinesBelow(lines, menu.lastRow);
   const options = menu.choices.map((c) => `${c.number}. ${c.label}`).join('\n');
-  const detail = redactSecrets([question, options].filter(Boolean).join('\n'));
+  const detail = redactSecrets([question, options, ...asking].filter(Boolean).join('\n'));
+  // Inside a dialog (a box or rules around it) all of it is the question; in plain output, only the
+  // paragraph right above the menu is: lines further up are older output (an earlier question, its answer).
+  const inDialog = start > 0 && BOX_TOP.test(lines[start - 1]!);
+  const asked = [inDialog ? question : lastParagraph(question, 3), ...asking].filter(Boolean).join('\n');
   return {
     kind,
     confidence: 'high',
-    excerpt: truncateExcerpt(redactSecrets(question || options)),
+    excerpt: truncateExcerpt(redactSecrets(asked || options)),
     detail,
     choices: menu.choices,
     safeDefault: null,
     key: `${kind}|${question}|${options}`,
     ...extra,
   };
+}
+
+/** Lines under a menu that ask for the choice (`Enter choice [1-3]:`, `Your pick?`), not hints or rules. */
+function askingLinesBelow(lines: readonly string[], lastRow: number): string[] {
+  return lines
+    .slice(lastRow + 1)
+    .map((line) => unbox(line).trim())
+    .filter((line) => line && (MENU_QUESTION.test(line) || QUESTION_END.test(line)))
+    .slice(0, 2);
+}
+
+/** The last block of text without a blank line in it (at most `max` lines): what is being asked now. */
+function lastParagraph(text: string, max: number): string {
+  const lines = text.split('\n');
+  let start = lines.length;
+  while (start > 0 && lines[start - 1]!.trim()) start--;
+  return lines.slice(Math.max(start, lines.length - max)).join('\n');
 }
 
 function build(
@@ -93,20 +120,12 @@ function build(
   return {
     kind,
     confidence: 'high',
-    excerpt: truncateExcerpt(lastLines(text, 4)),
+    excerpt: truncateExcerpt(lastParagraph(text.trimEnd(), 4)),
     detail: text,
     choices,
     safeDefault,
     key: `${kind}|${text}`,
   };
-}
-
-function lastLines(text: string, count: number): string {
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .slice(-count)
-    .join('\n');
 }
 
 export interface QuestionMenuOptions {

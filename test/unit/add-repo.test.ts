@@ -112,6 +112,9 @@ describe('--channel values', () => {
     ['discord:1234567890123456789', { channel: 'discord', id: '1234567890123456789' }],
     ['slack:C0123ABCD', { channel: 'slack', id: 'C0123ABCD' }],
     ['terminal:main', { channel: 'terminal', id: 'main' }],
+    // A bare id is a Discord channel (seed 000).
+    ['1122334455', { channel: 'discord', id: 1122334455 }],
+    ['223456789012345678', { channel: 'discord', id: '223456789012345678' }],
   ])('%s', (spec, expected) => expect(parseChannelSpec(spec)).toEqual(expected));
 
   it.each([
@@ -121,6 +124,7 @@ describe('--channel values', () => {
     ['telegram:me', /a telegram id is a number/],
     ['discord:-5', /a discord id is a number/],
     ['slack:a b', /no spaces/],
+    ['12', /unknown channel "12"/],
   ])('refuses %s', (spec, message) => expect(() => parseChannelSpec(spec)).toThrow(message));
 
   it('groups ids per channel, without repeats', () => {

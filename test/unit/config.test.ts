@@ -59,6 +59,16 @@ describe('configuration', () => {
       'agent-bridge.yaml:4: repos.1.dir: missing: expected string',
     ],
     ['defaults: [1, 2', 'agent-bridge.yaml:1: not valid YAML'],
+    // A key indented too far: the line to fix is the one out of place, not the line above it.
+    [
+      'channels:\n  telegram:\n    token: abc\n     allowed_users: [1]\n',
+      'agent-bridge.yaml:4: not valid YAML: Implicit keys need to be on a single line (check the indentation of this line)',
+    ],
+    [
+      'repos:\n  - name: a\n    dir: /tmp\n   agent: claude\n',
+      'agent-bridge.yaml:4: not valid YAML: Sequence item without - indicator (check the indentation of this line)',
+    ],
+    ['a: "open\nb: 3\n', 'agent-bridge.yaml:3: not valid YAML: Missing closing "quote'],
   ])('says what to fix, with file and line: %#', (text, message) => {
     expect(() => parse(text)).toThrow(ConfigError);
     expect(() => parse(text)).toThrow(message);

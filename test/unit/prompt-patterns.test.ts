@@ -96,6 +96,20 @@ describe('generic prompt patterns (rendered screen)', () => {
     expect(keys(prompt, '1', 'digit')).toBe('1');
   });
 
+  it('the excerpt is what is asked now: not an earlier question and its answer, and with the line that asks', () => {
+    const prompt = only(
+      'Pick a fruit:\n1) apple\n2) pear\nEnter choice [1-2]: 1\nYou chose apple.\n\n' +
+        'Which size?\n1) small\n2) medium\n3) large\nEnter choice [1-3]: ',
+    );
+    expect(prompt.kind).toBe('multiple_choice');
+    expect(prompt.excerpt).toBe('Which size?\nEnter choice [1-3]:');
+    expect(prompt.detail).toContain('Enter choice [1-3]:');
+
+    const yesNo = only('Deleted 3 files.\nAll done here.\n\nRemove the cache too?\nContinue? (y/n) ');
+    expect(yesNo.kind).toBe('yes_no');
+    expect(yesNo.excerpt).toBe('Remove the cache too?\nContinue? (y/n)');
+  });
+
   it.each(['Password: ', 'Enter commit message: ', 'API key: ', "What's your name? "])(
     'free text: %s',
     (text) => {
