@@ -103,7 +103,7 @@ export class Probes {
 /**
  * In this process: a relay with its own store connection. `linked` (as `run --approve-from` wires them):
  * observers poke the relay, onAnswer pokes the session. Not linked, they find each other's writes only through
- * the store, as `serve` and `run` do: the relay at its tick (RELAY_TICK_MS), the session at its store poll.
+ * the store, as `serve` and `run` do: each learns of the other's commits from the store's file notifications.
  */
 export async function inProcessHost(
   root: string,

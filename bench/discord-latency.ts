@@ -185,7 +185,7 @@ async function run(ctx: BenchContext): Promise<Result> {
         '"opened" observer; serve + run: created_at, whole ms) -> the fake holds the message with buttons',
       'in-process: the relay and the session poke each other (as `run --approve-from` wires them); store bus: ' +
         'the same pieces not told about each other, so they meet through the store as serve and run do ' +
-        '(the relay looks every RELAY_TICK_MS, the session every STORE_POLL_MS)',
+        "(each process learns of the other's commits from the store's file notifications)",
       'send = prompt written by the child ($EPOCHREALTIME) -> the fake holds the message with buttons',
       'answer = userPressesButton -> the child\'s `read` returns "y" ($EPOCHREALTIME)',
       'baselines, one of each after every prompt (its outcome edit done), rotated: discord.js REST.post of ' +

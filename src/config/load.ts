@@ -59,7 +59,8 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
 /** YAML errors that mean a line is indented wrongly. */
 const INDENTATION_ERRORS = new Set(['BAD_INDENT', 'MULTILINE_IMPLICIT_KEY', 'BLOCK_AS_IMPLICIT_KEY']);
 const isIndentation = (error: YAMLError) =>
-  INDENTATION_ERRORS.has(error.code) || (error.code === 'MISSING_CHAR' && /without - indicator/.test(error.message));
+  INDENTATION_ERRORS.has(error.code) ||
+  (error.code === 'MISSING_CHAR' && /without - indicator/.test(error.message));
 
 /**
  * The line to look at: an error spanning lines (a key indented too far joins the line above) is reported at

@@ -14,12 +14,14 @@ import { parseCommand, runChatCommand, targetSession, type CommandContext } from
 import { prepareMessage, sendPrepared } from './delivery.js';
 import { promptOutcome, promptView } from './prompt-view.js';
 import { reapDeadSessions } from './session-liveness.js';
+import { SharedStoreChanges } from './store-watcher.js';
 import { sendTextToSession, textOutcomeNotice } from './typed-text.js';
 import { saveUploads } from './uploads.js';
 
-/** How often the relay checks the store for changes made by other processes (a cheap counter read). */
-export const RELAY_TICK_MS = 20;
+/** How often a hosting relay renews its lease and looks for sessions whose agent-bridge died. */
 const HEARTBEAT_MS = 5_000;
+/** A prompt that could not be sent is tried again after this long (or at once when the channel reconnects). */
+const RETRY_SEND_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
 
@@ -68,9 +70,9 @@ export interface RelayOptions {
  * what allowed people do in the chat into answers and input. Only one process hosts a channel (a lease).
  */
 export class ChannelRelay {
-  private timer: TimerHandle | null = null;
-  private lastVersion = -1;
-  private lastHeartbeat = 0;
+  private heartbeat: TimerHandle | null = null;
+  private retry: TimerHandle | null = null;
+  private unwatch: (() => void) | null = null;
   private syncing: Promise<void> | null = null;
   /** A change arrived during a sync: look again when it ends, or a prompt could wait for the next change. */
   private syncAgain = false;
@@ -107,7 +109,6 @@ export class ChannelRelay {
   async start(): Promise<boolean> {
     const { store, channel, isAlive } = this.options;
     if (this.exclusive && !store.channels.acquireHost(channel.name, isAlive, ownProcessRef())) return false;
-    this.lastHeartbeat = this.options.clock.now();
     if (store.channels.getState(this.books, 'message_cursor') === null) {
       store.channels.setState(this.books, 'message_cursor', String(store.channels.lastMessageId()));
     }
@@ -117,14 +118,18 @@ export class ChannelRelay {
           this.log(`inbound: ${(error as Error).message}`),
         ),
     );
-    this.schedule();
+    // Other processes' commits (a prompt, an answer, a message) wake the relay; nothing runs while all is quiet.
+    this.unwatch = SharedStoreChanges.for(store, this.options.clock).subscribe(() => void this.sync());
+    if (this.exclusive) this.beat();
     void this.sync();
     return true;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.timer?.cancel();
+    this.unwatch?.();
+    this.heartbeat?.cancel();
+    this.retry?.cancel();
     await this.syncing; // never close the store under a sync in flight
     await this.options.channel.stop();
     if (this.exclusive) this.options.store.channels.releaseHost(this.options.channel.name);
@@ -132,7 +137,7 @@ export class ChannelRelay {
     else if (this.options.bookkeeping) this.options.store.channels.forget(this.options.bookkeeping);
   }
 
-  /** Something changed in this process (a prompt, an answer): sync now rather than at the next tick. */
+  /** Something changed in this process (a prompt, an answer): sync now. */
   poke(): void {
     void this.sync();
   }
@@ -143,32 +148,27 @@ export class ChannelRelay {
     this.poke();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = this.options.clock.after(RELAY_TICK_MS, () => {
-      const now = this.options.clock.now();
-      if (this.exclusive && now - this.lastHeartbeat >= HEARTBEAT_MS) {
-        this.lastHeartbeat = now;
-        try {
-          this.options.store.channels.acquireHost(this.name, this.options.isAlive, ownProcessRef());
-          // A session whose agent-bridge died: its prompts' messages say so, rather than wait for ever.
-          reapDeadSessions(this.options.store, this.options.isAlive);
-        } catch (error) {
-          this.log(`heartbeat: ${(error as Error).message}`);
-        }
-      }
-      let version: number;
+  /** The lease says this process still hosts the channel; sessions whose agent-bridge died are closed. */
+  private beat(): void {
+    this.heartbeat = this.options.clock.after(HEARTBEAT_MS, () => {
+      if (this.stopped) return;
       try {
-        version = this.options.store.dataVersion();
-      } catch {
-        return; // the store was closed: the relay is shutting down
+        this.options.store.channels.acquireHost(this.name, this.options.isAlive, ownProcessRef());
+        // A session whose agent-bridge died: its prompts' messages say so, rather than wait for ever.
+        reapDeadSessions(this.options.store, this.options.isAlive);
+      } catch (error) {
+        this.log(`heartbeat: ${(error as Error).message}`);
       }
-      const retryDue = [...this.failedSends.values()].some((at) => at <= now);
-      if (version !== this.lastVersion || retryDue) {
-        this.lastVersion = version;
-        void this.sync();
-      }
-      this.schedule();
+      this.beat();
+    });
+  }
+
+  /** A send failed: look again when the first retry is due. */
+  private retryLater(): void {
+    if (this.retry || this.stopped) return;
+    this.retry = this.options.clock.after(RETRY_SEND_MS, () => {
+      this.retry = null;
+      void this.sync();
     });
   }
 
@@ -237,7 +237,8 @@ export class ChannelRelay {
           });
           this.failedSends.delete(key);
         } catch (error) {
-          this.failedSends.set(key, clock.now() + 5_000);
+          this.failedSends.set(key, clock.now() + RETRY_SEND_MS);
+          this.retryLater();
           this.log(`could not send prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
         }
       }

@@ -1,49 +1,104 @@
+import { watch, type FSWatcher } from 'node:fs';
 import type { Clock, TimerHandle } from '../core/clock.js';
-
-/** Changes made by other processes (answers, chat input) are noticed this often. */
-export const STORE_POLL_MS = 10;
+import { DATABASE_FILE } from '../store/store.js';
 
 /**
- * Calls back whenever another connection committed to the store: SQLite's data_version is a cheap counter, so
- * polling it often costs nearly nothing.
+ * A second look after a write was noticed: SQLite writes a commit's frames to the WAL file, then publishes them
+ * in the shared-memory index a moment later; the file's change can arrive before the commit is visible.
+ */
+export const SETTLE_MS = 15;
+
+/** Where file notifications do not work (some network file systems): look this often instead. */
+export const FALLBACK_POLL_MS = 250;
+
+export interface WatchedStore {
+  /** The data folder holding the database file. */
+  dir: string;
+  dataVersion(): number;
+}
+
+/**
+ * Calls back whenever another connection committed to the store. The kernel says when the database's files
+ * change (inotify, FSEvents), and SQLite's data_version says whether that was someone else's commit: an idle
+ * store costs nothing, and a busy one a cheap counter read per write.
  */
 export class StoreWatcher {
-  private timer: TimerHandle | null = null;
+  private fileWatcher: FSWatcher | null = null;
+  private fallback: TimerHandle | null = null;
+  private settle: TimerHandle | null = null;
+  private checkQueued = false;
   private lastVersion: number;
+  private stopped = false;
 
   constructor(
-    private readonly dataVersion: () => number,
+    private readonly store: WatchedStore,
     private readonly clock: Clock,
     private readonly onChange: () => void,
   ) {
-    this.lastVersion = dataVersion();
+    this.lastVersion = store.dataVersion();
   }
 
   start(): void {
-    this.timer = this.clock.after(STORE_POLL_MS, () => {
-      let version: number;
-      try {
-        version = this.dataVersion();
-      } catch {
-        return; // the store was closed: the session is over
-      }
-      if (version !== this.lastVersion) {
-        this.lastVersion = version;
-        this.onChange();
-      }
-      this.start();
-    });
+    this.stopped = false;
+    try {
+      this.fileWatcher = watch(this.store.dir, { persistent: false }, (_event, file) => {
+        if (!file || String(file).startsWith(DATABASE_FILE)) this.noticed();
+      });
+      this.fileWatcher.on('error', () => this.pollInstead());
+    } catch {
+      this.pollInstead();
+    }
   }
 
   stop(): void {
-    this.timer?.cancel();
-    this.timer = null;
+    this.stopped = true;
+    this.fileWatcher?.close();
+    this.fileWatcher = null;
+    this.fallback?.cancel();
+    this.settle?.cancel();
+  }
+
+  /** A database file changed: look now (once per turn of the event loop), and once more when it settled. */
+  private noticed(): void {
+    if (!this.checkQueued) {
+      this.checkQueued = true;
+      setImmediate(() => {
+        this.checkQueued = false;
+        this.check();
+      });
+    }
+    this.settle?.cancel();
+    this.settle = this.clock.after(SETTLE_MS, () => this.check());
+  }
+
+  private check(): void {
+    if (this.stopped) return;
+    let version: number;
+    try {
+      version = this.store.dataVersion();
+    } catch {
+      return; // the store was closed: its owner is shutting down
+    }
+    if (version === this.lastVersion) return;
+    this.lastVersion = version;
+    this.onChange();
+  }
+
+  private pollInstead(): void {
+    this.fileWatcher?.close();
+    this.fileWatcher = null;
+    const tick = () => {
+      if (this.stopped) return;
+      this.check();
+      this.fallback = this.clock.after(FALLBACK_POLL_MS, tick);
+    };
+    tick();
   }
 }
 
 /**
- * One watcher per store connection, shared by every session of the process: idle cost stays flat however many
- * sessions run (each used to poll on its own).
+ * One watcher per store connection, shared by every session of the process: its cost stays flat however many
+ * sessions run.
  */
 export class SharedStoreChanges {
   private static readonly byStore = new WeakMap<object, SharedStoreChanges>();
@@ -51,11 +106,11 @@ export class SharedStoreChanges {
   private watcher: StoreWatcher | null = null;
 
   private constructor(
-    private readonly store: { dataVersion(): number },
+    private readonly store: WatchedStore,
     private readonly clock: Clock,
   ) {}
 
-  static for(store: { dataVersion(): number }, clock: Clock): SharedStoreChanges {
+  static for(store: WatchedStore, clock: Clock): SharedStoreChanges {
     let shared = SharedStoreChanges.byStore.get(store);
     if (!shared) {
       shared = new SharedStoreChanges(store, clock);
@@ -67,11 +122,7 @@ export class SharedStoreChanges {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     if (!this.watcher) {
-      this.watcher = new StoreWatcher(
-        () => this.store.dataVersion(),
-        this.clock,
-        () => this.listeners.forEach((l) => l()),
-      );
+      this.watcher = new StoreWatcher(this.store, this.clock, () => this.listeners.forEach((l) => l()));
       this.watcher.start();
     }
     return () => {

@@ -46,11 +46,7 @@ export class SessionsWebBackend implements WebBackend {
   private readonly hubs = new Map<string, ViewerHub>();
 
   constructor(private readonly options: WebBackendOptions) {
-    this.watcher = new StoreWatcher(
-      () => options.watchStore.dataVersion(),
-      options.clock,
-      () => this.changed(),
-    );
+    this.watcher = new StoreWatcher(options.watchStore, options.clock, () => this.changed());
     this.watcher.start();
     options.live.onChange(() => this.changed());
     this.knownPrompts = new Set(options.store.prompts.open().map((p) => p.id));
