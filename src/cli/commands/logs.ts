@@ -61,21 +61,30 @@ async function readLines(file: string, start: number): Promise<{ lines: string[]
   return { lines, end };
 }
 
-/** Prints lines appended after `offset` until interrupted (Ctrl-C). */
+/** Prints lines appended after `offset` until interrupted (Ctrl-C), woken by the folder's changes (no polling). */
 function follow(file: string, offset: number, print: (line: string) => void): Promise<void> {
   return new Promise(() => {
     let position = offset;
     let reading = false;
-    const check = async () => {
-      if (reading || !existsSync(file)) return;
+    let again = false;
+    const check = async (): Promise<void> => {
+      if (reading) {
+        again = true; // written to while we read: read on once this read ends
+        return;
+      }
+      if (!existsSync(file)) return;
       reading = true;
       const { lines, end } = await readLines(file, position);
       position = end;
       lines.forEach(print);
       reading = false;
+      if (again) {
+        again = false;
+        await check();
+      }
     };
-    const dir = path.dirname(file);
-    watch(dir, () => void check());
-    setInterval(() => void check(), 500);
+    watch(path.dirname(file), (_event, name) => {
+      if (!name || name === path.basename(file)) void check();
+    });
   });
 }
