@@ -44,7 +44,7 @@ export function decodeButton(data: string): PromptButton | null {
 /** What a button value means as an answer; null for `m`, `o` and unknown letters. */
 export function answerForButton(value: string): string | null {
   if (/^\d{1,2}$/.test(value)) return value;
-  return value in BUTTON_VALUES ? BUTTON_VALUES[value as keyof typeof BUTTON_VALUES] : null;
+  return Object.hasOwn(BUTTON_VALUES, value) ? BUTTON_VALUES[value as keyof typeof BUTTON_VALUES] : null;
 }
 
 function hex8(uuid: string): string {

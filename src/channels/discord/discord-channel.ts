@@ -364,7 +364,7 @@ export class DiscordChannel implements Channel {
         askForText: async (title) => {
           if (!answered()) return;
           await interaction.showModal({
-            custom_id: `${MODAL_PREFIX}${interaction.message.id}`,
+            custom_id: `${MODAL_PREFIX}${interaction.message.id}`, // read back by modalMessageId
             title: title.slice(0, 45),
             components: [
               {
@@ -390,7 +390,8 @@ export class DiscordChannel implements Channel {
 
   /** A form's words arrive as a reply to the prompt's message, the way a typed reply would. */
   private onModal(interaction: ModalSubmitInteraction, onInbound: (event: InboundEvent) => void): void {
-    if (!interaction.customId.startsWith(MODAL_PREFIX)) return;
+    const promptMessageId = modalMessageId(interaction.customId);
+    if (!promptMessageId) return;
     const { target, direct } = addressOf(interaction.channel, interaction.user.id);
     // Not our form (no `text` input): nothing to answer with.
     const text = interaction.fields.fields.has('text') ? interaction.fields.getTextInputValue('text') : null;
@@ -414,11 +415,20 @@ export class DiscordChannel implements Channel {
             .reply({ content: reply.slice(0, 2_000), flags: 64 })
             .catch((error: unknown) => this.options.onError?.(`discord: acknowledge: ${firstLine(error)}`));
         },
-        replyTo: { ...target, messageId: interaction.customId.slice(MODAL_PREFIX.length) },
+        replyTo: { ...target, messageId: promptMessageId },
       },
       direct,
     );
   }
+}
+
+/**
+ * The prompt message a form belongs to, from the form's custom id (`answer:<message id>`); null for anything
+ * else, so a forged id never reaches the store as a message id.
+ */
+export function modalMessageId(customId: string): string | null {
+  const match = /^answer:(\d{5,20})$/.exec(customId);
+  return match ? match[1]! : null;
 }
 
 /** Discord's "Request entity too large" (413, code 40005): the upload exceeds the server's limit. */
