@@ -5,6 +5,11 @@ export interface ScreenView {
   lines: readonly string[];
   cursor: { x: number; y: number };
   title: string;
+  /**
+   * A full-screen program (vim, less, htop) has the alternate screen: at rest it waits for keys, which is how
+   * it is used, not a question. Only an agent's own vocabulary reads prompts there.
+   */
+  alternateScreen?: boolean;
 }
 
 /**

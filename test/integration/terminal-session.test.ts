@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { readProcess } from '../../src/drivers/terminal/process-tree.js';
 import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/terminal/terminal-session.js';
+import { genericScreens } from '../../src/agents/generic-screens.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -214,5 +215,28 @@ describe('output fidelity', () => {
       .toString('utf8')
       .replace(/\r\n/g, '\n');
     expect(received).toBe(readFileSync(file, 'utf8'));
+  });
+});
+
+describe('full-screen programs at rest', () => {
+  // Short silence so the test need not wait 2 s: a guess would come within it.
+  const detecting = { vocabulary: genericScreens, stallMs: 300 };
+  const prompts = (events: AgentEvent[]) => events.filter((e) => e.type === 'prompt');
+
+  it.each([
+    ['vim', 'vim -u NONE -N -n notes.txt', /^~/m],
+    ['less, mid-file', 'seq 1 500 > long.txt; less long.txt', /^(?:long\.txt|:)/m],
+    ['less, at its end', 'seq 1 3 > short.txt; less short.txt', /\(END\)/],
+  ])('%s raises no prompt, however long it waits for keys', async (_name, script, drawn) => {
+    const { session, events } = await start(script, detecting);
+    await until(session, drawn);
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // past the tty-read probe and the silence
+    expect(prompts(events)).toEqual([]);
+  });
+
+  it('the same wait at an ordinary question does raise one (the check above can fail)', async () => {
+    const { session, events } = await start('printf "Deploy to which region: "; read region', detecting);
+    await until(session, 'Deploy to which region:');
+    await waitFor('a prompt', () => prompts(events).length > 0);
   });
 });

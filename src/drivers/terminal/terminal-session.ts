@@ -86,8 +86,8 @@ export class TerminalSession {
       this.reportTitle();
       responder?.check();
       if (this.detector) {
-        const { lines, cursor, title } = this.screen.snapshot();
-        this.detector.onSettled({ lines, cursor, title });
+        const { lines, cursor, title, alternateScreen } = this.screen.snapshot();
+        this.detector.onSettled({ lines, cursor, title, alternateScreen });
       }
     });
     pty.onExit((exit) => this.emit({ type: 'exit', exit }));

@@ -121,8 +121,12 @@ export class PromptDetector {
 
   private read(screen: ScreenView): { idle: boolean; found: DetectedPrompt | null } {
     const vocabulary = this.options.vocabulary;
+    const own = vocabulary.detect?.(screen) ?? null;
+    // A full-screen program at rest (vim, less) waits for keys as its way of working: idle, never asking,
+    // unless the agent's own vocabulary knows a dialog there. No patterns, no silence, no tty-read guess.
+    if (screen.alternateScreen) return { idle: !own, found: own };
     const idle = vocabulary.isIdle?.(screen) ?? false;
-    return { idle, found: vocabulary.detect?.(screen) ?? (idle ? null : detectGenericPrompt(screen)) };
+    return { idle, found: own ?? (idle ? null : detectGenericPrompt(screen)) };
   }
 
   dispose(): void {
