@@ -1,3 +1,4 @@
+import { prefixRange } from './session-store.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
@@ -143,8 +144,8 @@ export class PromptStore {
   /** Finds a prompt by its full id or a unique prefix (as shown in tables and callback data). */
   findByPrefix(prefix: string): PromptRecord[] {
     const rows = this.db
-      .prepare(`SELECT * FROM prompts WHERE id LIKE ? ESCAPE '\\' ORDER BY created_at DESC LIMIT 5`)
-      .all(prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%') as Row[];
+      .prepare(`SELECT * FROM prompts WHERE id >= ? AND id < ? ORDER BY created_at DESC LIMIT 5`)
+      .all(...prefixRange(prefix.toLowerCase())) as Row[];
     return rows.map(fromRow);
   }
 

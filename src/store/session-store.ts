@@ -80,6 +80,14 @@ function parseUsage(json: string | null): AgentUsage | null {
   }
 }
 
+/**
+ * The ids that start with `prefix`, as a range of the primary key (`LIKE 'abc%'` cannot use it): ids are
+ * lowercase hex and dashes, all sorting before `~`.
+ */
+export function prefixRange(prefix: string): [string, string] {
+  return [prefix, `${prefix}~`];
+}
+
 export class SessionStore {
   constructor(
     private readonly db: Database,
@@ -129,8 +137,8 @@ export class SessionStore {
 
   findByPrefix(prefix: string): SessionRecord[] {
     const rows = this.db
-      .prepare(`SELECT * FROM sessions WHERE id LIKE ? ORDER BY started_at DESC LIMIT 5`)
-      .all(`${prefix}%`) as Row[];
+      .prepare(`SELECT * FROM sessions WHERE id >= ? AND id < ? ORDER BY started_at DESC LIMIT 5`)
+      .all(...prefixRange(prefix.toLowerCase())) as Row[];
     return rows.map(fromRow);
   }
 
