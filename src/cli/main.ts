@@ -41,7 +41,9 @@ export function buildProgram(): Command {
 
   program
     .command('recordings')
-    .description('list the recorded terminal sessions (asciicast v2, playable with asciinema)')
+    .description('list the recorded terminal sessions (asciicast v2, playable with asciinema), newest first')
+    .option('-n, --limit <n>', 'how many (0: all)', (v) => positiveIntOrZero(v), 50)
+    .option('--before <id>', 'only recordings older than this one (the next page)')
     .option('--json', 'print JSON for scripts')
     .addHelpText(
       'after',
@@ -50,9 +52,9 @@ export function buildProgram(): Command {
         'asciinema play "$(agent-bridge recordings --json | jq -r .[0].file)"',
       ),
     )
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; limit: number; before?: string }) => {
       const { recordingsCommand } = await import('./commands/recordings.js');
-      recordingsCommand(options);
+      await recordingsCommand(options);
     });
 
   addApprovalCommands(program);

@@ -37,6 +37,9 @@ export interface WebBackendOptions {
 }
 
 /** The web channel's view of agent-bridge: sessions (started from the page too), prompts, recordings, live terminals. */
+/** The newest recordings the web UI lists (reading a thousand headers would stall the page). */
+const RECORDINGS_PAGE = 200;
+
 export class SessionsWebBackend implements WebBackend {
   readonly host = hostname();
   private readonly listeners = new Set<(event: WebEvent) => void>();
@@ -151,8 +154,9 @@ export class SessionsWebBackend implements WebBackend {
     return { ok: false, status, error: outcome.reason };
   }
 
-  recordings() {
-    return listRecordings(recordingsDir()).map((r) => ({
+  async recordings() {
+    const { recordings } = await listRecordings(recordingsDir(), { limit: RECORDINGS_PAGE });
+    return recordings.map((r) => ({
       id: r.id,
       startedAt: r.startedAt,
       durationSeconds: r.durationSeconds,

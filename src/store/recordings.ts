@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { open, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface RecordingInfo {
@@ -13,45 +13,69 @@ export interface RecordingInfo {
   height: number | null;
 }
 
-/** Every `.cast` file in the folder, newest first, described from its header and last event. */
-export function listRecordings(dir: string): RecordingInfo[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.cast'));
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => describeRecording(path.join(dir, name)))
-    .sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''));
+export interface RecordingPage {
+  recordings: RecordingInfo[];
+  /** How many recordings the folder holds in all. */
+  total: number;
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  next: string | null;
 }
 
-export function describeRecording(file: string): RecordingInfo {
-  const bytes = statSync(file).size;
-  const header = parseHeader(readSlice(file, 0, Math.min(bytes, 64 * 1024)));
-  const tail = readSlice(file, Math.max(0, bytes - 64 * 1024), bytes);
+/**
+ * A page of the folder's recordings, newest first. Files are named `<ISO time>-<agent>-<id>.cast`, so their
+ * names sort by time: only the page's own files are opened, with async reads, however many there are.
+ */
+export async function listRecordings(
+  dir: string,
+  page: { limit?: number; before?: string } = {},
+): Promise<RecordingPage> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.cast'));
+  } catch {
+    return { recordings: [], total: 0, next: null };
+  }
+  names.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  const from = page.before ? names.findIndex((name) => name < `${page.before}.cast`) : 0;
+  const start = from < 0 ? names.length : from;
+  const end = page.limit ? Math.min(names.length, start + page.limit) : names.length;
+  const recordings = await Promise.all(
+    names.slice(start, end).map((name) => describeRecording(path.join(dir, name))),
+  );
   return {
-    id: path.basename(file, '.cast'),
-    file,
-    bytes,
-    startedAt: typeof header.timestamp === 'number' ? new Date(header.timestamp * 1000).toISOString() : null,
-    durationSeconds: lastEventTime(tail),
-    title: typeof header.title === 'string' ? header.title : null,
-    command: typeof header.command === 'string' ? header.command : null,
-    width: typeof header.width === 'number' ? header.width : null,
-    height: typeof header.height === 'number' ? header.height : null,
+    recordings,
+    total: names.length,
+    next: end < names.length ? path.basename(names[end - 1]!, '.cast') : null,
   };
 }
 
-function readSlice(file: string, start: number, end: number): string {
-  const fd = openSync(file, 'r');
+export async function describeRecording(file: string): Promise<RecordingInfo> {
+  const handle = await open(file, 'r');
   try {
-    const buffer = Buffer.alloc(Math.max(0, end - start));
-    readSync(fd, buffer, 0, buffer.length, start);
-    return buffer.toString('utf8');
+    const { size: bytes } = await handle.stat();
+    const header = parseHeader(await readSlice(handle, 0, Math.min(bytes, 64 * 1024)));
+    const tail = await readSlice(handle, Math.max(0, bytes - 64 * 1024), bytes);
+    return {
+      id: path.basename(file, '.cast'),
+      file,
+      bytes,
+      startedAt:
+        typeof header.timestamp === 'number' ? new Date(header.timestamp * 1000).toISOString() : null,
+      durationSeconds: lastEventTime(tail),
+      title: typeof header.title === 'string' ? header.title : null,
+      command: typeof header.command === 'string' ? header.command : null,
+      width: typeof header.width === 'number' ? header.width : null,
+      height: typeof header.height === 'number' ? header.height : null,
+    };
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
+}
+
+async function readSlice(handle: FileHandle, start: number, end: number): Promise<string> {
+  const buffer = Buffer.alloc(Math.max(0, end - start));
+  await handle.read(buffer, 0, buffer.length, start);
+  return buffer.toString('utf8');
 }
 
 function parseHeader(head: string): Record<string, unknown> {

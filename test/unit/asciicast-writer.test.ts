@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,13 +93,30 @@ describe('asciicast v2 writer', () => {
     clock.advance(2500);
     writer.output(Buffer.from('bye'));
     await writer.close();
-    expect(describeRecording(file)).toMatchObject({
+    expect(await describeRecording(file)).toMatchObject({
       id: 'e',
       command: 'claude',
       startedAt: new Date(1700000000 * 1000).toISOString(),
       durationSeconds: 2.5,
     });
-    expect(listRecordings(dir).map((r) => r.id)).toEqual(['e']);
-    expect(listRecordings(path.join(dir, 'missing'))).toEqual([]);
+    expect((await listRecordings(dir)).recordings.map((r) => r.id)).toEqual(['e']);
+    expect(await listRecordings(path.join(dir, 'missing'))).toEqual({ recordings: [], total: 0, next: null });
+  });
+
+  it('are listed a page at a time, newest first, opening only the page', async () => {
+    // Names sort by time, as agent-bridge names them; a page opens only its own files.
+    const names = Array.from({ length: 7 }, (_, i) => `2026-01-0${i + 1}T00-00-00-000Z-shell-0000000${i}`);
+    for (const name of names)
+      writeFileSync(path.join(dir, `${name}.cast`), '{"version":2,"width":80,"height":24}\n');
+    writeFileSync(path.join(dir, `${names[0]}.cast`), 'not json at all'); // unread unless its page is read
+    const first = await listRecordings(dir, { limit: 3 });
+    expect(first.recordings.map((r) => r.id)).toEqual([names[6], names[5], names[4]]);
+    expect(first).toMatchObject({ total: 7, next: names[4] });
+    const second = await listRecordings(dir, { limit: 3, before: first.next! });
+    expect(second.recordings.map((r) => r.id)).toEqual([names[3], names[2], names[1]]);
+    const last = await listRecordings(dir, { limit: 3, before: second.next! });
+    expect(last.recordings.map((r) => r.id)).toEqual([names[0]]);
+    expect(last.next).toBeNull();
+    expect(last.recordings[0]).toMatchObject({ width: null, startedAt: null });
   });
 });

@@ -71,7 +71,7 @@ export interface WebBackend {
   restart(id: string, who: string): Promise<WebSession | null>;
   prompts(): Array<PromptView & { id: string }>;
   answer(promptId: string, answer: string, who: string): AnswerResult;
-  recordings(): WebRecording[];
+  recordings(): Promise<WebRecording[]>;
   /** The recording's file path, only for an id that names a recording in the recordings folder. */
   recordingFile(id: string): string | null;
   attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null>;

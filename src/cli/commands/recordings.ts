@@ -2,20 +2,34 @@ import { recordingsDir } from '../../store/paths.js';
 import { listRecordings } from '../../store/recordings.js';
 import { printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
 
-export function recordingsCommand(options: { json?: boolean }, target: OutputTarget = stdoutTarget): void {
-  const recordings = listRecordings(recordingsDir());
+export interface RecordingsOptions {
+  json?: boolean;
+  /** How many, newest first; 0 for all. */
+  limit: number;
+  /** Only those older than this recording (its id): the next page. */
+  before?: string;
+}
+
+export async function recordingsCommand(
+  options: RecordingsOptions,
+  target: OutputTarget = stdoutTarget,
+): Promise<void> {
+  const page = await listRecordings(recordingsDir(), {
+    ...(options.limit > 0 ? { limit: options.limit } : {}),
+    ...(options.before ? { before: options.before } : {}),
+  });
   if (options.json) {
-    printJson(target, recordings);
+    printJson(target, page.recordings);
     return;
   }
-  if (recordings.length === 0) {
+  if (page.total === 0) {
     target.write(`no recordings yet in ${recordingsDir()}: start one with agent-bridge run shell\n`);
     return;
   }
   printTable(
     target,
     ['STARTED', 'DURATION', 'SIZE', 'COMMAND', 'FILE'],
-    recordings.map((r) => [
+    page.recordings.map((r) => [
       r.startedAt ? r.startedAt.replace('T', ' ').slice(0, 19) : '?',
       formatDuration(r.durationSeconds),
       formatBytes(r.bytes),
@@ -23,6 +37,10 @@ export function recordingsCommand(options: { json?: boolean }, target: OutputTar
       r.file,
     ]),
   );
+  if (page.next)
+    target.write(
+      `(${page.recordings.length} of ${page.total}; older: agent-bridge recordings --before ${page.next}, or -n 0 for all)\n`,
+    );
 }
 
 function formatDuration(seconds: number): string {
