@@ -1,7 +1,8 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
+import { registerApi } from './api-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
 import { registerSockets } from './web-sockets.js';
@@ -80,63 +81,6 @@ async function authenticate(
   });
 }
 
-function registerApi(server: FastifyInstance, backend: WebBackend): void {
-  const who = (request: FastifyRequest) => `web:${request.ip}`;
-  server.get('/api/config', async () => ({
-    host: backend.host,
-    version: backend.version,
-    cwd: backend.cwd,
-    agents: await backend.tools(),
-  }));
-  server.get('/api/sessions', async () => backend.sessions());
-  server.post<{ Body: { agent?: unknown; cwd?: unknown; args?: unknown } }>(
-    '/api/sessions',
-    async (request, reply) => {
-      const { agent, cwd, args } = request.body ?? {};
-      if (
-        typeof agent !== 'string' ||
-        typeof cwd !== 'string' ||
-        (args !== undefined && !isStringArray(args))
-      ) {
-        return reply.code(400).send({ error: 'send { agent, cwd, args? }' });
-      }
-      try {
-        return reply
-          .code(201)
-          .send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
-      } catch (error) {
-        return reply.code(400).send({ error: (error as Error).message });
-      }
-    },
-  );
-  server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
-    (await backend.stop(request.params.id))
-      ? { ok: true }
-      : reply.code(404).send({ error: 'no such live session' }),
-  );
-  server.post<{ Params: { id: string } }>('/api/sessions/:id/restart', async (request, reply) => {
-    const session = await backend.restart(request.params.id, who(request));
-    return session ?? reply.code(404).send({ error: 'no such live session' });
-  });
-  server.get('/api/prompts', async () => backend.prompts());
-  server.post<{ Params: { id: string }; Body: { answer?: unknown } }>(
-    '/api/prompts/:id/answer',
-    async (request, reply) => {
-      const answer = request.body?.answer;
-      if (typeof answer !== 'string' || answer.length > 10_000)
-        return reply.code(400).send({ error: 'send { answer: "..." }' });
-      const result = backend.answer(request.params.id, answer, who(request));
-      return result.ok ? result : reply.code(result.status).send({ error: result.error });
-    },
-  );
-  server.get('/api/recordings', async () => backend.recordings());
-  server.get<{ Params: { id: string } }>('/api/recordings/:id', async (request, reply) => {
-    const file = backend.recordingFile(request.params.id);
-    if (!file) return reply.code(404).send({ error: 'no such recording' });
-    return reply.type('application/x-asciicast').send(createReadStream(file));
-  });
-}
-
 async function registerApp(server: FastifyInstance, staticDir: string): Promise<void> {
   if (!existsSync(path.join(staticDir, 'index.html'))) {
     server.get('/', async (_request, reply) =>
@@ -150,8 +94,4 @@ async function registerApp(server: FastifyInstance, staticDir: string): Promise<
 
 function isPrivate(url: string): boolean {
   return url.startsWith('/api/') || url.startsWith('/ws/');
-}
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
