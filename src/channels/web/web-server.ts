@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { registerApi } from './api-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
+import { closeIfRefusedUpgrade, Connections } from './connections.js';
 import { registerSockets } from './web-sockets.js';
 
 export interface WebServerOptions {
@@ -24,6 +25,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every request
  * carries the access token (cookie after the first visit); WebSockets must come from the page's own origin.
+ * Stopping never waits on a client (connections.ts).
  */
 export async function startWebServer(
   options: WebServerOptions,
@@ -32,15 +34,25 @@ export async function startWebServer(
   const server = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
+    frameworkErrors: refuseMalformed,
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
+  const connections = new Connections(server.server);
   const guard = new TokenGuard(options.token, options.clock);
   server.addHook('onRequest', async (request, reply) => authenticate(request, reply, guard, options));
+  server.addHook('onResponse', async (request) => closeIfRefusedUpgrade(request.raw));
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
   await registerApp(server, options.staticDir);
   const address = await server.listen({ host: options.host, port: options.port });
-  return { url: address.replace('[::1]', 'localhost'), close: () => server.close() };
+  return {
+    url: address.replace('[::1]', 'localhost'),
+    close: async () => {
+      const closing = server.close();
+      await connections.closeAll(options.clock);
+      await closing;
+    },
+  };
 }
 
 async function authenticate(
@@ -94,4 +106,10 @@ async function registerApp(server: FastifyInstance, staticDir: string): Promise<
 
 function isPrivate(url: string): boolean {
   return url.startsWith('/api/') || url.startsWith('/ws/');
+}
+
+/** A URL the router cannot read (bad escapes, an overlong parameter): refused, saying nothing of it. */
+function refuseMalformed(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.once('finish', () => closeIfRefusedUpgrade(request.raw));
+  void reply.code(error.statusCode ?? 400).send({ error: 'malformed request' });
 }
