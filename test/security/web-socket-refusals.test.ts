@@ -51,8 +51,15 @@ describe('refused WebSocket upgrades', () => {
         403,
       ],
       ['no origin', '/ws/terminal/x', [`Host: ${host}`, `Authorization: Bearer ${WEB_TOKEN}`], 403],
+      [
+        'a foreign host',
+        '/ws/events',
+        [`Host: evil.example:${port}`, `Authorization: Bearer ${WEB_TOKEN}`],
+        421,
+      ],
+      ['an unknown path', '/ws/nothing', [...own, `Authorization: Bearer ${WEB_TOKEN}`], 404],
       ['a malformed path', '/ws/terminal/%zz', own, 400],
-      ['an overlong id', `/ws/terminal/${'x'.repeat(300)}`, own, 401],
+      ['an overlong id', `/ws/terminal/${'x'.repeat(300)}`, own, 414],
     ];
     for (const [what, target, headers, status] of cases) {
       const response = await upgrade(port, target, headers);

@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
+import { guardRequests, refuse, tokenRefusal } from './access-guard.js';
 import { registerApi } from './api-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
 import { closeIfRefusedUpgrade, Connections } from './connections.js';
+import { OwnAddresses } from './own-addresses.js';
 import { registerSockets } from './web-sockets.js';
 
 export interface WebServerOptions {
@@ -23,9 +26,9 @@ export interface WebServerOptions {
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every request
- * carries the access token (cookie after the first visit); WebSockets must come from the page's own origin.
- * Stopping never waits on a client (connections.ts).
+ * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every route needs
+ * the access token except the app shell's files and the token exchange (access-guard.ts decides); stopping
+ * never waits on a client (connections.ts).
  */
 export async function startWebServer(
   options: WebServerOptions,
@@ -38,13 +41,27 @@ export async function startWebServer(
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
   const connections = new Connections(server.server);
-  const guard = new TokenGuard(options.token, options.clock);
-  server.addHook('onRequest', async (request, reply) => authenticate(request, reply, guard, options));
-  server.addHook('onResponse', async (request) => closeIfRefusedUpgrade(request.raw));
+  const tokens = new TokenGuard(options.token, options.clock);
+  const audit = (details: Record<string, string>) => options.backend.unauthorized(details);
+  let own: OwnAddresses | null = null;
+  guardRequests(server, { tokens, audit, own: () => own! });
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
-  await registerApp(server, options.staticDir);
+  await registerAppShell(server, options.staticDir, async (request, reply) => {
+    const token = (request.query as { token?: unknown }).token;
+    const result = tokens.check({ token: typeof token === 'string' ? token : '', via: 'url' }, request.ip);
+    if (result !== 'ok') return refuse(request, reply, tokenRefusal(result), audit);
+    // The token leaves the address bar for a cookie the page's scripts cannot read.
+    const secure = options.tls ? '; Secure' : '';
+    reply.header(
+      'set-cookie',
+      `${TOKEN_COOKIE}=${encodeURIComponent(token as string)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
+    );
+    await reply.redirect('/');
+  });
   const address = await server.listen({ host: options.host, port: options.port });
+  const { port } = server.server.address() as AddressInfo;
+  own = new OwnAddresses({ host: options.host, port, tls: Boolean(options.tls) });
   return {
     url: address.replace('[::1]', 'localhost'),
     close: async () => {
@@ -55,57 +72,36 @@ export async function startWebServer(
   };
 }
 
-async function authenticate(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  guard: TokenGuard,
-  options: WebServerOptions,
+/**
+ * The app shell: its files hold no data, so they load without the token (a page opened from a link elsewhere,
+ * where the SameSite=Strict cookie is not sent, can still say it needs the printed URL). `GET /?token=` trades
+ * the printed token for the cookie. Only the files present at start are routes: any other path is not public.
+ */
+async function registerAppShell(
+  server: FastifyInstance,
+  staticDir: string,
+  exchangeToken: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
 ): Promise<void> {
-  const urlToken = (request.query as { token?: string } | undefined)?.token;
-  // The app's own files hold no data: they load without the token, so a page opened from a link elsewhere
-  // (where the SameSite=Strict cookie is not sent) can still say it needs the printed URL.
-  if (!urlToken && !isPrivate(request.url)) return;
-  const result = guard.check({ headers: request.headers, ip: request.ip }, urlToken);
-  if (result === 'ok') {
-    if (urlToken) {
-      // The token leaves the address bar for a cookie the page's scripts cannot read.
-      const secure = options.tls ? '; Secure' : '';
-      reply.header(
-        'set-cookie',
-        `${TOKEN_COOKIE}=${encodeURIComponent(urlToken)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
-      );
-      await reply.redirect(request.url.split('?')[0] || '/');
+  const built = existsSync(path.join(staticDir, 'index.html'));
+  await server.register(async (shell) => {
+    shell.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    if (built) {
+      const { default: fastifyStatic } = await import('@fastify/static');
+      await shell.register(fastifyStatic, {
+        root: staticDir,
+        index: false,
+        wildcard: false,
+        serveDotFiles: false,
+      });
     }
-    return;
-  }
-  options.backend.unauthorized({
-    source: 'web',
-    ip: request.ip,
-    path: request.url.split('?')[0] ?? '',
-    reason: result,
+    shell.get('/', async (request, reply) => {
+      if ((request.query as { token?: unknown }).token !== undefined) return exchangeToken(request, reply);
+      if (built) return reply.sendFile('index.html');
+      return reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)');
+    });
   });
-  const status = result === 'throttled' ? 429 : 401;
-  await reply.code(status).send({
-    error:
-      result === 'throttled'
-        ? 'too many bad tokens: wait a minute'
-        : 'open the URL agent-bridge printed (it carries the token)',
-  });
-}
-
-async function registerApp(server: FastifyInstance, staticDir: string): Promise<void> {
-  if (!existsSync(path.join(staticDir, 'index.html'))) {
-    server.get('/', async (_request, reply) =>
-      reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)'),
-    );
-    return;
-  }
-  const { default: fastifyStatic } = await import('@fastify/static');
-  await server.register(fastifyStatic, { root: staticDir, index: 'index.html', serveDotFiles: false });
-}
-
-function isPrivate(url: string): boolean {
-  return url.startsWith('/api/') || url.startsWith('/ws/');
 }
 
 /** A URL the router cannot read (bad escapes, an overlong parameter): refused, saying nothing of it. */
