@@ -216,7 +216,7 @@ export class SessionsWebBackend implements WebBackend {
     return () => this.listeners.delete(listener);
   }
 
-  unauthorized(details: Record<string, string>): void {
+  unauthorized(details: Record<string, string | number>): void {
     this.options.store.audit.record('UNAUTHORIZED', details);
   }
 

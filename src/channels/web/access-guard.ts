@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { presentedCredential, type AuthResult, type TokenGuard } from './auth.js';
 import { closeIfRefusedUpgrade } from './connections.js';
 import { requestTargetAuthority, type OwnAddresses } from './own-addresses.js';
+import type { RefusalAudit } from './refusal-audit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,8 +22,7 @@ export interface Refused {
 
 export interface AccessOptions {
   tokens: TokenGuard;
-  /** A refused request, for the audit log. */
-  audit: (details: Record<string, string>) => void;
+  refusals: RefusalAudit;
   /** This server's names; known once it listens (no request arrives before). */
   own: () => OwnAddresses;
 }
@@ -37,7 +37,7 @@ export function guardRequests(server: FastifyInstance, options: AccessOptions): 
   server.addHook('onRequest', async (request, reply) => {
     setSafetyHeaders(reply);
     const refused = accessRefusal(request, options);
-    if (refused) await refuse(request, reply, refused, options.audit);
+    if (refused) await refuse(request, reply, refused, options.refusals);
   });
   server.addHook('onResponse', async (request) => closeIfRefusedUpgrade(request.raw));
 }
@@ -88,15 +88,9 @@ export async function refuse(
   request: FastifyRequest,
   reply: FastifyReply,
   refused: Refused,
-  audit: (details: Record<string, string>) => void,
+  refusals: RefusalAudit,
 ): Promise<void> {
-  // The query may hold a token: it is left out.
-  audit({
-    source: 'web',
-    ip: request.ip,
-    path: (request.raw.url ?? '').split('?')[0]!,
-    reason: refused.reason,
-  });
+  refusals.refused({ ip: request.ip, path: request.raw.url ?? '', reason: refused.reason });
   if (refused.status === 429) reply.header('retry-after', '60');
   await reply.code(refused.status).send({ error: refused.message });
 }

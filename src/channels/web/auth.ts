@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import { WindowLimiter } from '../../core/window-limiter.js';
 
 export const TOKEN_COOKIE = 'agent_bridge_token';
-/** Bad tokens allowed per address per minute before it is refused outright. */
+/** Bad tokens an address may send per minute; past that its bad tokens are refused as throttled (429). */
 const BAD_TOKENS_PER_MINUTE = 10;
 
 export type AuthResult = 'ok' | 'missing' | 'wrong' | 'throttled';
@@ -13,8 +13,9 @@ export type AuthResult = 'ok' | 'missing' | 'wrong' | 'throttled';
 export type Credential = { token: string; via: 'bearer' | 'cookie' | 'url' } | null;
 
 /**
- * The web UI's access token, compared in constant time, from the cookie or an `Authorization: Bearer` header
- * (or, at the exchange, the URL's `?token=`). Addresses that keep guessing are throttled.
+ * The web UI's access token, compared in constant time. The right token always works, whoever else is
+ * guessing from the same address: only failures are counted and throttled, so a flood of bad tokens cannot
+ * lock the owner out.
  */
 export class TokenGuard {
   private readonly failures: WindowLimiter;
@@ -26,12 +27,9 @@ export class TokenGuard {
   }
 
   check(credential: Credential, ip: string): AuthResult {
-    // An address that keeps guessing is refused outright for the rest of the minute, right token or not.
-    if (this.failures.exhausted(ip)) return 'throttled';
     if (!credential) return 'missing';
     if (this.matches(credential.token)) return 'ok';
-    this.failures.allow(ip);
-    return 'wrong';
+    return this.failures.allow(ip) ? 'wrong' : 'throttled';
   }
 
   private matches(presented: string): boolean {

@@ -9,6 +9,7 @@ import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
 import { closeIfRefusedUpgrade, Connections } from './connections.js';
 import { OwnAddresses } from './own-addresses.js';
+import { RefusalAudit } from './refusal-audit.js';
 import { registerSockets } from './web-sockets.js';
 
 export interface WebServerOptions {
@@ -42,15 +43,15 @@ export async function startWebServer(
   }) as unknown as FastifyInstance;
   const connections = new Connections(server.server);
   const tokens = new TokenGuard(options.token, options.clock);
-  const audit = (details: Record<string, string>) => options.backend.unauthorized(details);
+  const refusals = new RefusalAudit((details) => options.backend.unauthorized(details), options.clock);
   let own: OwnAddresses | null = null;
-  guardRequests(server, { tokens, audit, own: () => own! });
+  guardRequests(server, { tokens, refusals, own: () => own! });
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
   await registerAppShell(server, options.staticDir, async (request, reply) => {
     const token = (request.query as { token?: unknown }).token;
     const result = tokens.check({ token: typeof token === 'string' ? token : '', via: 'url' }, request.ip);
-    if (result !== 'ok') return refuse(request, reply, tokenRefusal(result), audit);
+    if (result !== 'ok') return refuse(request, reply, tokenRefusal(result), refusals);
     // The token leaves the address bar for a cookie the page's scripts cannot read.
     const secure = options.tls ? '; Secure' : '';
     reply.header(
@@ -68,6 +69,7 @@ export async function startWebServer(
       const closing = server.close();
       await connections.closeAll(options.clock);
       await closing;
+      refusals.flush();
     },
   };
 }
