@@ -8,7 +8,7 @@ import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
 import { SessionsWebBackend } from '../sessions/web-backend.js';
 import type { Store } from '../store/store.js';
-import { UsageError } from './errors.js';
+import { CliFailure, UsageError } from './errors.js';
 
 export interface WebOptions {
   host: string;
@@ -22,10 +22,21 @@ export interface WebOptions {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const STATIC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'web');
 
+/** As long as the tokens made here (24 random bytes): the right token is never throttled, so it must not be guessable. */
+const MIN_TOKEN_CHARS = 32;
+
 /** The access token, made once and kept in the data folder (0600): the printed URL carries it. */
 export function webToken(dataDir: string): string {
   const file = path.join(dataDir, 'web-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
+      throw new CliFailure(
+        `${file} holds a token that could be guessed (under ${MIN_TOKEN_CHARS} characters, or with spaces): delete the file and agent-bridge makes a new one`,
+      );
+    }
+    return token;
+  }
   const token = randomBytes(24).toString('base64url');
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return token;
@@ -57,6 +68,7 @@ export async function startWeb(
       `warning: the web UI listens on ${options.host}, reachable from other machines; anyone with the token controls your agents`,
     );
   }
+  const token = webToken(context.store.dir);
   const backend = new SessionsWebBackend({
     store: context.store,
     watchStore: context.watchStore,
@@ -66,7 +78,6 @@ export async function startWeb(
     version: context.version,
     cwd: process.cwd(),
   });
-  const token = webToken(context.store.dir);
   const server = await startWebServer({
     backend,
     token,

@@ -25,6 +25,8 @@ import { promptView } from './prompt-view.js';
 import { StoreWatcher } from './store-watcher.js';
 import { ViewerHub } from './viewer-hub.js';
 
+const STOPPING = 'agent-bridge is stopping: start it again once serve is back';
+
 export interface WebBackendOptions {
   store: Store;
   /** A second connection to the same database, to notice what this process's sessions write. */
@@ -47,6 +49,7 @@ export class SessionsWebBackend implements WebBackend {
   private knownPrompts = new Set<string>();
   private readonly watcher: StoreWatcher;
   private readonly hubs = new Map<string, ViewerHub>();
+  private closed = false;
 
   constructor(private readonly options: WebBackendOptions) {
     this.watcher = new StoreWatcher(options.watchStore, options.clock, () => this.changed());
@@ -63,7 +66,9 @@ export class SessionsWebBackend implements WebBackend {
     return this.options.cwd;
   }
 
+  /** Stopping: no new session from the page from now on. */
   close(): void {
+    this.closed = true;
     this.watcher.stop();
   }
 
@@ -92,6 +97,7 @@ export class SessionsWebBackend implements WebBackend {
   }
 
   async start(request: { agent: string; cwd: string; args?: string[] }, who: string): Promise<WebSession> {
+    if (this.closed) throw new Error(STOPPING);
     const spec = getAgent(request.agent);
     const cwd = path.resolve(request.cwd);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory())
@@ -111,6 +117,12 @@ export class SessionsWebBackend implements WebBackend {
       startedBy: who,
       ...(hooks ? { hooks } : {}),
     });
+    // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.
+    if (this.closed) {
+      const exit = await session.terminal.stop();
+      await session.finish(exit, 'terminated', { reason: STOPPING }).catch(() => undefined);
+      throw new Error(STOPPING);
+    }
     this.started.set(session.id, { agent: spec.id, cwd, args: request.args ?? [] });
     void session.exited.then((exit) =>
       session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed').catch(() => undefined),
@@ -204,7 +216,7 @@ export class SessionsWebBackend implements WebBackend {
     return () => this.listeners.delete(listener);
   }
 
-  unauthorized(details: Record<string, string>): void {
+  unauthorized(details: Record<string, string | number>): void {
     this.options.store.audit.record('UNAUTHORIZED', details);
   }
 

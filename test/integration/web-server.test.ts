@@ -91,7 +91,7 @@ describe('web UI security', () => {
     ).toBe(200);
   });
 
-  it('throttles and audits repeated bad tokens, even a right one afterwards', async () => {
+  it('throttles repeated bad tokens but never the right one, and audits the burst in a line', async () => {
     for (let i = 0; i < 10; i++)
       expect(
         (await fetch(`${server.url}/api/config`, { headers: { authorization: `Bearer guess${i}` } })).status,
@@ -99,11 +99,12 @@ describe('web UI security', () => {
     expect(
       (await fetch(`${server.url}/api/config`, { headers: { authorization: 'Bearer guess' } })).status,
     ).toBe(429);
-    expect((await api('/api/config')).status).toBe(429);
+    expect((await api('/api/config')).status).toBe(200);
     const audited = store.db
       .prepare("SELECT COUNT(*) AS n FROM audit_events WHERE event = 'UNAUTHORIZED'")
       .get() as { n: number };
-    expect(audited.n).toBeGreaterThanOrEqual(11);
+    // The first refusal at once; the other ten are written as one line with their count at the window's end.
+    expect(audited.n).toBe(1);
   });
 
   it('refuses path traversal in recordings', async () => {

@@ -4,14 +4,18 @@ import type { Clock } from '../../core/clock.js';
 import { WindowLimiter } from '../../core/window-limiter.js';
 
 export const TOKEN_COOKIE = 'agent_bridge_token';
-/** Bad tokens allowed per address per minute before it is refused outright. */
+/** Bad tokens an address may send per minute; past that its bad tokens are refused as throttled (429). */
 const BAD_TOKENS_PER_MINUTE = 10;
 
 export type AuthResult = 'ok' | 'missing' | 'wrong' | 'throttled';
 
+/** Where a request's token came from: a Bearer header is a script's (browsers cannot send it cross-origin). */
+export type Credential = { token: string; via: 'bearer' | 'cookie' | 'url' } | null;
+
 /**
- * The web UI's access token: compared in constant time, from the cookie or an `Authorization: Bearer`
- * header (or, once, the URL's `?token=`). Addresses that keep guessing are throttled.
+ * The web UI's access token, compared in constant time. The right token always works, whoever else is
+ * guessing from the same address: only failures are counted and throttled, so a flood of bad tokens cannot
+ * lock the owner out.
  */
 export class TokenGuard {
   private readonly failures: WindowLimiter;
@@ -22,18 +26,10 @@ export class TokenGuard {
     this.failures = new WindowLimiter(BAD_TOKENS_PER_MINUTE, 60_000, clock);
   }
 
-  check(
-    request: { headers: Record<string, string | string[] | undefined>; ip: string },
-    urlToken?: string,
-  ): AuthResult {
-    // An address that keeps guessing is refused outright for the rest of the minute, right token or not.
-    if (this.failures.exhausted(request.ip)) return 'throttled';
-    const presented =
-      urlToken ?? bearer(request.headers.authorization) ?? cookieToken(request.headers.cookie);
-    if (!presented) return 'missing';
-    if (this.matches(presented)) return 'ok';
-    this.failures.allow(request.ip);
-    return 'wrong';
+  check(credential: Credential, ip: string): AuthResult {
+    if (!credential) return 'missing';
+    if (this.matches(credential.token)) return 'ok';
+    return this.failures.allow(ip) ? 'wrong' : 'throttled';
   }
 
   private matches(presented: string): boolean {
@@ -42,12 +38,16 @@ export class TokenGuard {
   }
 }
 
-function bearer(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  return /^Bearer (\S+)$/.exec(value ?? '')?.[1];
-}
-
-function cookieToken(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header.join('; ') : header;
-  return value ? parseCookie(value)[TOKEN_COOKIE] : undefined;
+/** The token a request presents: the Authorization header first, else the cookie. */
+export function presentedCredential(headers: Record<string, string | string[] | undefined>): Credential {
+  const authorization = headers.authorization;
+  if (authorization !== undefined) {
+    const token = /^Bearer (\S+)$/.exec(Array.isArray(authorization) ? '' : authorization)?.[1];
+    // A malformed Authorization header is a wrong token, not a reason to fall back to the cookie.
+    return { token: token ?? '', via: 'bearer' };
+  }
+  const cookie = headers.cookie;
+  const value = Array.isArray(cookie) ? cookie.join('; ') : cookie;
+  const token = value ? parseCookie(value)[TOKEN_COOKIE] : undefined;
+  return token === undefined ? null : { token, via: 'cookie' };
 }

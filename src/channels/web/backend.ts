@@ -76,6 +76,6 @@ export interface WebBackend {
   recordingFile(id: string): string | null;
   attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null>;
   onEvent(listener: (event: WebEvent) => void): () => void;
-  /** A refused access, for the audit log. */
-  unauthorized(details: Record<string, string>): void;
+  /** A refused access, or a burst of them with their count (refusal-audit.ts), for the audit log. */
+  unauthorized(details: Record<string, string | number>): void;
 }

@@ -1,9 +1,15 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
+import { guardRequests, refuse, tokenRefusal } from './access-guard.js';
+import { registerApi } from './api-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
+import { closeIfRefusedUpgrade, Connections } from './connections.js';
+import { OwnAddresses } from './own-addresses.js';
+import { RefusalAudit } from './refusal-audit.js';
 import { registerSockets } from './web-sockets.js';
 
 export interface WebServerOptions {
@@ -21,8 +27,9 @@ export interface WebServerOptions {
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every request
- * carries the access token (cookie after the first visit); WebSockets must come from the page's own origin.
+ * The web UI's server: the browser app, a JSON API and WebSockets (src/channels/web/API.md). Every route needs
+ * the access token except the app shell's files and the token exchange (access-guard.ts decides); stopping
+ * never waits on a client (connections.ts).
  */
 export async function startWebServer(
   options: WebServerOptions,
@@ -31,127 +38,76 @@ export async function startWebServer(
   const server = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
+    frameworkErrors: refuseMalformed,
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
-  const guard = new TokenGuard(options.token, options.clock);
-  server.addHook('onRequest', async (request, reply) => authenticate(request, reply, guard, options));
+  const connections = new Connections(server.server);
+  const tokens = new TokenGuard(options.token, options.clock);
+  const refusals = new RefusalAudit((details) => options.backend.unauthorized(details), options.clock);
+  let own: OwnAddresses | null = null;
+  guardRequests(server, { tokens, refusals, own: () => own! });
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
-  await registerApp(server, options.staticDir);
-  const address = await server.listen({ host: options.host, port: options.port });
-  return { url: address.replace('[::1]', 'localhost'), close: () => server.close() };
-}
-
-async function authenticate(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  guard: TokenGuard,
-  options: WebServerOptions,
-): Promise<void> {
-  const urlToken = (request.query as { token?: string } | undefined)?.token;
-  // The app's own files hold no data: they load without the token, so a page opened from a link elsewhere
-  // (where the SameSite=Strict cookie is not sent) can still say it needs the printed URL.
-  if (!urlToken && !isPrivate(request.url)) return;
-  const result = guard.check({ headers: request.headers, ip: request.ip }, urlToken);
-  if (result === 'ok') {
-    if (urlToken) {
-      // The token leaves the address bar for a cookie the page's scripts cannot read.
-      const secure = options.tls ? '; Secure' : '';
-      reply.header(
-        'set-cookie',
-        `${TOKEN_COOKIE}=${encodeURIComponent(urlToken)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
-      );
-      await reply.redirect(request.url.split('?')[0] || '/');
-    }
-    return;
-  }
-  options.backend.unauthorized({
-    source: 'web',
-    ip: request.ip,
-    path: request.url.split('?')[0] ?? '',
-    reason: result,
-  });
-  const status = result === 'throttled' ? 429 : 401;
-  await reply.code(status).send({
-    error:
-      result === 'throttled'
-        ? 'too many bad tokens: wait a minute'
-        : 'open the URL agent-bridge printed (it carries the token)',
-  });
-}
-
-function registerApi(server: FastifyInstance, backend: WebBackend): void {
-  const who = (request: FastifyRequest) => `web:${request.ip}`;
-  server.get('/api/config', async () => ({
-    host: backend.host,
-    version: backend.version,
-    cwd: backend.cwd,
-    agents: await backend.tools(),
-  }));
-  server.get('/api/sessions', async () => backend.sessions());
-  server.post<{ Body: { agent?: unknown; cwd?: unknown; args?: unknown } }>(
-    '/api/sessions',
-    async (request, reply) => {
-      const { agent, cwd, args } = request.body ?? {};
-      if (
-        typeof agent !== 'string' ||
-        typeof cwd !== 'string' ||
-        (args !== undefined && !isStringArray(args))
-      ) {
-        return reply.code(400).send({ error: 'send { agent, cwd, args? }' });
-      }
-      try {
-        return reply
-          .code(201)
-          .send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
-      } catch (error) {
-        return reply.code(400).send({ error: (error as Error).message });
-      }
-    },
-  );
-  server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
-    (await backend.stop(request.params.id))
-      ? { ok: true }
-      : reply.code(404).send({ error: 'no such live session' }),
-  );
-  server.post<{ Params: { id: string } }>('/api/sessions/:id/restart', async (request, reply) => {
-    const session = await backend.restart(request.params.id, who(request));
-    return session ?? reply.code(404).send({ error: 'no such live session' });
-  });
-  server.get('/api/prompts', async () => backend.prompts());
-  server.post<{ Params: { id: string }; Body: { answer?: unknown } }>(
-    '/api/prompts/:id/answer',
-    async (request, reply) => {
-      const answer = request.body?.answer;
-      if (typeof answer !== 'string' || answer.length > 10_000)
-        return reply.code(400).send({ error: 'send { answer: "..." }' });
-      const result = backend.answer(request.params.id, answer, who(request));
-      return result.ok ? result : reply.code(result.status).send({ error: result.error });
-    },
-  );
-  server.get('/api/recordings', async () => backend.recordings());
-  server.get<{ Params: { id: string } }>('/api/recordings/:id', async (request, reply) => {
-    const file = backend.recordingFile(request.params.id);
-    if (!file) return reply.code(404).send({ error: 'no such recording' });
-    return reply.type('application/x-asciicast').send(createReadStream(file));
-  });
-}
-
-async function registerApp(server: FastifyInstance, staticDir: string): Promise<void> {
-  if (!existsSync(path.join(staticDir, 'index.html'))) {
-    server.get('/', async (_request, reply) =>
-      reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)'),
+  await registerAppShell(server, options.staticDir, async (request, reply) => {
+    const token = (request.query as { token?: unknown }).token;
+    const result = tokens.check({ token: typeof token === 'string' ? token : '', via: 'url' }, request.ip);
+    if (result !== 'ok') return refuse(request, reply, tokenRefusal(result), refusals);
+    // The token leaves the address bar for a cookie the page's scripts cannot read.
+    const secure = options.tls ? '; Secure' : '';
+    reply.header(
+      'set-cookie',
+      `${TOKEN_COOKIE}=${encodeURIComponent(token as string)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
     );
-    return;
-  }
-  const { default: fastifyStatic } = await import('@fastify/static');
-  await server.register(fastifyStatic, { root: staticDir, index: 'index.html', serveDotFiles: false });
+    await reply.redirect('/');
+  });
+  const address = await server.listen({ host: options.host, port: options.port });
+  const { port } = server.server.address() as AddressInfo;
+  own = new OwnAddresses({ host: options.host, port, tls: Boolean(options.tls) });
+  return {
+    url: address.replace('[::1]', 'localhost'),
+    close: async () => {
+      const closing = server.close();
+      await connections.closeAll(options.clock);
+      await closing;
+      refusals.flush();
+    },
+  };
 }
 
-function isPrivate(url: string): boolean {
-  return url.startsWith('/api/') || url.startsWith('/ws/');
+/**
+ * The app shell: its files hold no data, so they load without the token (a page opened from a link elsewhere,
+ * where the SameSite=Strict cookie is not sent, can still say it needs the printed URL). `GET /?token=` trades
+ * the printed token for the cookie. Only the files present at start are routes: any other path is not public.
+ */
+async function registerAppShell(
+  server: FastifyInstance,
+  staticDir: string,
+  exchangeToken: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+): Promise<void> {
+  const built = existsSync(path.join(staticDir, 'index.html'));
+  await server.register(async (shell) => {
+    shell.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    if (built) {
+      const { default: fastifyStatic } = await import('@fastify/static');
+      await shell.register(fastifyStatic, {
+        root: staticDir,
+        index: false,
+        wildcard: false,
+        serveDotFiles: false,
+      });
+    }
+    shell.get('/', async (request, reply) => {
+      if ((request.query as { token?: unknown }).token !== undefined) return exchangeToken(request, reply);
+      if (built) return reply.sendFile('index.html');
+      return reply.type('text/plain').send('agent-bridge: the web app is not built (npm run build)');
+    });
+  });
 }
 
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+/** A URL the router cannot read (bad escapes, an overlong parameter): refused, saying nothing of it. */
+function refuseMalformed(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.once('finish', () => closeIfRefusedUpgrade(request.raw));
+  void reply.code(error.statusCode ?? 400).send({ error: 'malformed request' });
 }

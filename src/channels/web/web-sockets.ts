@@ -1,41 +1,23 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { WebBackend } from './backend.js';
 
 /** Larger frames close the socket (1009): input and resize messages are small. */
 export const MAX_FRAME_BYTES = 64 * 1024;
 
-/** Live terminals and change notifications; each socket must come from the page's own origin. */
+/** Live terminals and change notifications. access-guard.ts has already checked the token and the Origin. */
 export async function registerSockets(server: FastifyInstance, backend: WebBackend): Promise<void> {
   const { default: websocket } = await import('@fastify/websocket');
   await server.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
   server.get<{ Params: { id: string } }>(
     '/ws/terminal/:id',
-    { websocket: true, preValidation: checkOrigin(backend) },
+    { websocket: true },
     (socket, request) => void attachTerminal(socket, request.params.id, backend),
   );
-  server.get('/ws/events', { websocket: true, preValidation: checkOrigin(backend) }, (socket) => {
+  server.get('/ws/events', { websocket: true }, (socket) => {
     const stop = backend.onEvent((event) => socket.send(JSON.stringify(event)));
     socket.on('close', stop);
   });
-}
-
-/** Browsers send Origin on WebSockets: another site's page must not drive the terminal (CSWSH). */
-function checkOrigin(backend: WebBackend) {
-  return async (request: FastifyRequest, reply: { code(n: number): { send(body: unknown): unknown } }) => {
-    const origin = request.headers.origin;
-    const host = request.headers.host;
-    const allowed = host ? [`http://${host}`, `https://${host}`] : [];
-    if (!origin || !allowed.includes(origin)) {
-      backend.unauthorized({
-        source: 'web',
-        ip: request.ip,
-        path: request.url,
-        reason: `websocket from origin ${origin ?? 'none'}`,
-      });
-      await reply.code(403).send({ error: 'cross-origin WebSocket refused' });
-    }
-  };
 }
 
 /** A viewer this far behind (a background tab, a slow link) is skipped, then redrawn once it caught up. */

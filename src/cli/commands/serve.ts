@@ -10,6 +10,7 @@ import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import { signalGroup } from '../../drivers/terminal/process-tree.js';
 import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -76,11 +77,17 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
   // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
-  // pending in the store), channels and the web UI closed, the store last.
+  // pending in the store), channels and the web UI closed, the store last. The web UI and the sessions stop
+  // together: no web client can hold the web UI up for long (it refuses new sessions at once and cuts its
+  // sockets after a second), and a program that ignores SIGHUP and SIGTERM is killed after the terminal's grace.
   const closeAll = async () => {
-    await web?.close();
-    await daemon.stop();
-    await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
+    await Promise.all([
+      web?.close(),
+      (async () => {
+        await daemon.stop();
+        await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
+      })(),
+    ]);
     await hooks.close();
     relayStore.close();
     store.close();
@@ -109,24 +116,45 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${on.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
   );
   if (web) process.stderr.write(`agent-bridge serve: open ${web.url}\n`);
-  await serveUntilStopped(() => void reload(daemon, options.config, withTerminal, log), log);
+  // A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed.
+  const stopAtOnce = (signal: NodeJS.Signals) => {
+    log(`${signal} again: stopping at once`);
+    for (const session of live.all()) signalGroup(session.terminal.pty.pid, 'SIGKILL');
+    process.exit(1);
+  };
+  await serveUntilStopped(() => void reload(daemon, options.config, withTerminal, log), stopAtOnce, log);
   await closeAll();
   return 0;
 }
 
 /** Until SIGINT or SIGTERM: SIGHUP reloads; an unexpected failure in one piece is said, and serving goes on. */
-async function serveUntilStopped(onHangup: () => void, log: (line: string) => void): Promise<void> {
+async function serveUntilStopped(
+  onHangup: () => void,
+  onSecondSignal: (signal: NodeJS.Signals) => void,
+  log: (line: string) => void,
+): Promise<void> {
   process.on('SIGHUP', onHangup);
   const onUnexpected = (error: unknown) =>
     log(`unexpected error (still serving): ${error instanceof Error ? error.message : String(error)}`);
   process.on('unhandledRejection', onUnexpected);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await stopSignals(onSecondSignal);
+  log(`${signal}: stopping (send it again to stop at once)`);
   process.off('SIGHUP', onHangup);
   // Late rejections during shutdown are still said, not thrown.
   setTimeout(() => process.off('unhandledRejection', onUnexpected), 10_000).unref();
+}
+
+/**
+ * The first SIGINT or SIGTERM; any after it go to `again`. The listeners stay for the rest of the run: removing
+ * them between two signals would drop a second one that is already on its way.
+ */
+function stopSignals(again: (signal: NodeJS.Signals) => void): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let received = 0;
+    const onSignal = (signal: NodeJS.Signals) => (++received === 1 ? resolve(signal) : again(signal));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
 }
 
 function webOptions(options: ServeOptions) {

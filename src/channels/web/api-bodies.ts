@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** The JSON bodies the web API takes (API.md), checked whole: an unknown key or a wrong type is a 400. */
+
+const MAX_ANSWER_CHARS = 10_000;
+const MAX_PATH_CHARS = 4_096;
+const MAX_ARGS = 100;
+/** An error says what to fix, not the whole of what was sent. */
+const MAX_WHY_CHARS = 200;
+
+/** Text that goes to a file system call or a process: a NUL cannot be said there, only cut at. */
+const argument = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((text) => !text.includes('\0'), 'must not contain a NUL character');
+
+const startSession = z.strictObject({
+  agent: argument(1, 64),
+  cwd: argument(1, MAX_PATH_CHARS),
+  args: z.array(argument(0, MAX_PATH_CHARS)).max(MAX_ARGS).optional(),
+});
+
+const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
+
+export type StartSessionBody = z.infer<typeof startSession>;
+export type AnswerBody = z.infer<typeof answerPrompt>;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export function parseStartSession(body: unknown): Parsed<StartSessionBody> {
+  return parse(startSession, body, 'send { agent, cwd, args? } (args: a list of strings)');
+}
+
+export function parseAnswer(body: unknown): Parsed<AnswerBody> {
+  return parse(answerPrompt, body, `send { answer: "..." } (at most ${MAX_ANSWER_CHARS} characters)`);
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown, usage: string): Parsed<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  const why = `${where}${issue?.message ?? 'not that shape'}`;
+  return {
+    ok: false,
+    error: `${usage}: ${why.length > MAX_WHY_CHARS ? `${why.slice(0, MAX_WHY_CHARS)}…` : why}`,
+  };
+}

@@ -1,0 +1,50 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseAnswer, parseStartSession } from './api-bodies.js';
+import type { WebBackend } from './backend.js';
+
+/** The JSON API (API.md). Every route here needs the token: none is marked public. */
+export function registerApi(server: FastifyInstance, backend: WebBackend): void {
+  const who = (request: FastifyRequest) => `web:${request.ip}`;
+  server.get('/api/config', async () => ({
+    host: backend.host,
+    version: backend.version,
+    cwd: backend.cwd,
+    agents: await backend.tools(),
+  }));
+  server.get('/api/sessions', async () => backend.sessions());
+  server.post('/api/sessions', async (request, reply) => {
+    const body = parseStartSession(request.body);
+    if (!body.ok) return reply.code(400).send({ error: body.error });
+    const { agent, cwd, args } = body.value;
+    try {
+      return reply
+        .code(201)
+        .send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
+    } catch (error) {
+      return reply.code(400).send({ error: (error as Error).message });
+    }
+  });
+  server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
+    (await backend.stop(request.params.id))
+      ? { ok: true }
+      : reply.code(404).send({ error: 'no such live session' }),
+  );
+  server.post<{ Params: { id: string } }>('/api/sessions/:id/restart', async (request, reply) => {
+    const session = await backend.restart(request.params.id, who(request));
+    return session ?? reply.code(404).send({ error: 'no such live session' });
+  });
+  server.get('/api/prompts', async () => backend.prompts());
+  server.post<{ Params: { id: string } }>('/api/prompts/:id/answer', async (request, reply) => {
+    const body = parseAnswer(request.body);
+    if (!body.ok) return reply.code(400).send({ error: body.error });
+    const result = backend.answer(request.params.id, body.value.answer, who(request));
+    return result.ok ? result : reply.code(result.status).send({ error: result.error });
+  });
+  server.get('/api/recordings', async () => backend.recordings());
+  server.get<{ Params: { id: string } }>('/api/recordings/:id', async (request, reply) => {
+    const file = backend.recordingFile(request.params.id);
+    if (!file) return reply.code(404).send({ error: 'no such recording' });
+    return reply.type('application/x-asciicast').send(createReadStream(file));
+  });
+}

@@ -1,0 +1,89 @@
+import { hostname, networkInterfaces } from 'node:os';
+
+/** The names a browser on this machine uses for a loopback server: a DNS name can be rebound, these cannot. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** Listening on every address: the machine's own addresses and name are then ways to reach it. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+/** host or [ipv6], then an optional port: nothing else (no user, path, or stray characters). */
+const HOST_HEADER = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+
+export interface ListenAddress {
+  /** The --host given (127.0.0.1 by default). */
+  host: string;
+  /** The port actually listened on (after port 0 was given a real one). */
+  port: number;
+  tls: boolean;
+}
+
+/**
+ * The Host and Origin values that name this server: what a request must carry to be for us (DNS rebinding:
+ * a page whose name resolves to 127.0.0.1 still says its own name) and from us (cross-origin writes).
+ * Values are compared in the form the WHATWG URL parser gives them (case, default port, IPv4 forms).
+ */
+export class OwnAddresses {
+  readonly scheme: 'http' | 'https';
+  private readonly hosts: Set<string>;
+  private readonly origins: Set<string>;
+
+  constructor(listen: ListenAddress) {
+    this.scheme = listen.tls ? 'https' : 'http';
+    const names = [...LOOPBACK_NAMES, bracketed(listen.host)];
+    if (WILDCARD_HOSTS.has(listen.host)) names.push(...machineNames());
+    this.hosts = new Set();
+    for (const name of names) {
+      const host = this.normalHost(`${name}:${listen.port}`);
+      if (host) this.hosts.add(host);
+    }
+    this.origins = new Set([...this.hosts].map((host) => `${this.scheme}://${host}`));
+  }
+
+  /** A Host header (or an absolute-form request target's authority) that names this server. */
+  isOwnHost(value: string | undefined): boolean {
+    const host = value === undefined ? null : this.normalHost(value);
+    return host !== null && this.hosts.has(host);
+  }
+
+  /** An Origin header that is this server's own origin (scheme, host and port). */
+  isOwnOrigin(value: string | undefined): boolean {
+    if (value === undefined) return false;
+    const match = /^(https?):\/\/([^/?#]*)$/i.exec(value);
+    if (!match || match[1]!.toLowerCase() !== this.scheme) return false;
+    const host = this.normalHost(match[2]!);
+    return host !== null && this.origins.has(`${this.scheme}://${host}`);
+  }
+
+  /** The origins this server accepts, for messages. */
+  ownOrigins(): string[] {
+    return [...this.origins];
+  }
+
+  private normalHost(value: string): string | null {
+    if (!HOST_HEADER.test(value)) return null;
+    try {
+      return new URL(`${this.scheme}://${value}`).host;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * The authority of an absolute-form request target (`GET http://x/api HTTP/1.1`), which HTTP says replaces the
+ * Host header; undefined for the usual origin-form (`/api`). An unparsable one is returned as '' (names nothing).
+ */
+export function requestTargetAuthority(rawUrl: string): string | undefined {
+  if (rawUrl.startsWith('/')) return undefined;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(rawUrl);
+  return match?.[1] ?? '';
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function machineNames(): string[] {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .flatMap((info) => (info ? [bracketed(info.address)] : []));
+  return [hostname().toLowerCase(), ...addresses];
+}

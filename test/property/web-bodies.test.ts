@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAnswer, parseStartSession } from '../../src/channels/web/api-bodies.js';
+import { rawRequest } from '../support/raw-http.js';
+import { WEB_TOKEN, WebWorld } from '../support/web-world.js';
+
+// Property tests for the web API's JSON bodies: whatever arrives, it is the one documented shape or a 400 with
+// a one-line message; nothing else starts a session, and no body makes the server fail (5xx).
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null);
+const isText = (value: unknown, min: number, max: number): value is string =>
+  typeof value === 'string' && value.length >= min && value.length <= max && !value.includes('\0');
+
+/** The shapes API.md documents, written independently of the zod schema. */
+function isStartBody(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  if (Object.keys(value).some((key) => !['agent', 'cwd', 'args'].includes(key))) return false;
+  const { args } = value;
+  const argsOk =
+    args === undefined ||
+    (Array.isArray(args) && args.length <= 100 && args.every((a) => isText(a, 0, 4096)));
+  return isText(value.agent, 1, 64) && isText(value.cwd, 1, 4096) && argsOk;
+}
+
+function isAnswerBody(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    Object.keys(value).length === 1 &&
+    typeof value.answer === 'string' &&
+    value.answer.length <= 10_000
+  );
+}
+
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '\0', 'shell', 'a\0b'));
+const startLike = fc.record(
+  {
+    agent: fc.oneof(text, fc.anything()),
+    cwd: fc.oneof(text, fc.anything()),
+    args: fc.oneof(fc.array(text, { maxLength: 4 }), fc.anything()),
+    extra: fc.anything(),
+  },
+  { requiredKeys: [] },
+);
+const answerLike = fc.record(
+  { answer: fc.oneof(text, fc.anything()), other: fc.anything() },
+  { requiredKeys: [] },
+);
+const bodies = fc.oneof(startLike, answerLike, fc.anything(), fc.jsonValue());
+
+describe('web API bodies, parsed alone', () => {
+  it('take exactly the documented start shape, and say what to fix in one line otherwise', () => {
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const parsed = parseStartSession(body);
+        expect(parsed.ok).toBe(isStartBody(body));
+        if (parsed.ok) expect(parsed.value).toEqual(body);
+        else expect(parsed.error).toMatch(/^send \{ agent, cwd, args\? \}[^\n]{0,400}$/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('take exactly the documented answer shape', () => {
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const parsed = parseAnswer(body);
+        expect(parsed.ok).toBe(isAnswerBody(body));
+        if (!parsed.ok) expect(parsed.error).toMatch(/^send \{ answer: "\.\.\." \}[^\n]{0,400}$/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('web API bodies, sent to the server', () => {
+  let world: WebWorld;
+  beforeAll(async () => {
+    world = await new WebWorld().start();
+  });
+  afterAll(async () => world.close());
+
+  const rawBodies = fc.oneof(
+    bodies.map((value) => JSON.stringify(value) ?? 'null'),
+    fc.string(),
+    fc.constantFrom('{', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '[]', '""', 'null'),
+  );
+
+  it('never fail and never start anything from a body that is not a session to start', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        rawBodies,
+        fc.constantFrom('/api/sessions', '/api/prompts/nope/answer', '/api/sessions/nope/stop'),
+        fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-8'),
+        async (body, route, type) => {
+          const response = await rawRequest(
+            world.port,
+            [
+              `POST ${route} HTTP/1.1`,
+              `Host: ${world.host}`,
+              'Connection: close',
+              `Authorization: Bearer ${WEB_TOKEN}`,
+              `Content-Type: ${type}`,
+              `Content-Length: ${Buffer.byteLength(body)}`,
+            ].join('\r\n'),
+            body,
+          );
+          expect(response.status, `${route} ${body}`).toBeLessThan(500);
+          if (route === '/api/sessions') expect(response.status).not.toBe(201);
+          const error = (JSON.parse(response.body) as { error?: unknown; message?: unknown }).error;
+          if (response.status >= 400) expect(typeof error === 'string' ? error : '').not.toMatch(/\n/);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(world.live.all()).toHaveLength(0);
+  });
+});
