@@ -26,7 +26,7 @@ const nearMisses = fc
   });
 
 describe('the Host decision', () => {
-  it('accepts the own names in any case, on this port only', () => {
+  it('accepts the loopback names in any case, on any port (a port forwarded to this one)', () => {
     fc.assert(
       fc.property(fc.constantFrom(...OWN_HOSTS).chain(anyCase), (host) => {
         expect(own.isOwnHost(host)).toBe(true);
@@ -37,9 +37,18 @@ describe('the Host decision', () => {
         fc.constantFrom('127.0.0.1', 'localhost', '[::1]'),
         fc.integer({ min: 0, max: 65535 }),
         (name, port) => {
-          expect(own.isOwnHost(`${name}:${port}`)).toBe(port === PORT);
+          expect(own.isOwnHost(`${name}:${port}`)).toBe(true);
         },
       ),
+    );
+  });
+
+  it('accepts a --host that is not loopback on this port only', () => {
+    const lan = new OwnAddresses({ host: '192.168.1.20', port: PORT, tls: true });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 65535 }), (port) => {
+        expect(lan.isOwnHost(`192.168.1.20:${port}`)).toBe(port === PORT);
+      }),
     );
   });
 
@@ -62,7 +71,7 @@ describe('the Host decision', () => {
         const accepted = own.isOwnHost(host);
         if (accepted) {
           expect(host).toMatch(/^[\w.:[\]-]+$/);
-          expect(OWN_HOSTS).toContain(new URL(`http://${host}`).host);
+          expect(['127.0.0.1', 'localhost', '[::1]']).toContain(new URL(`http://${host}`).hostname);
         }
       }),
       { numRuns: 3000 },
@@ -71,32 +80,42 @@ describe('the Host decision', () => {
 });
 
 describe('the Origin decision', () => {
-  it("accepts this server's origins in any case, and nothing with more or less in it", () => {
+  it('accepts only the origin the request was made to, in any case, and nothing with more or less in it', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...OWN_HOSTS.map((h) => `http://${h}`)).chain(anyCase),
-        (origin) => void expect(own.isOwnOrigin(origin)).toBe(true),
+        fc
+          .constantFrom(...OWN_HOSTS)
+          .chain((host) => anyCase(`http://${host}`).map((origin) => [host, origin])),
+        ([host, origin]) => void expect(own.isOwnOrigin(origin, host)).toBe(true),
       ),
     );
     fc.assert(
       fc.property(
-        fc.constantFrom(...OWN_HOSTS.map((h) => `http://${h}`)),
+        fc.constantFrom(...OWN_HOSTS),
         fc.string({ minLength: 1 }),
         fc.boolean(),
-        (origin, junk, before) => {
+        (host, junk, before) => {
+          const origin = `http://${host}`;
           const value = before ? `${junk}${origin}` : `${origin}${junk}`;
-          if (own.isOwnOrigin(value)) expect(new URL(value).origin).toBe(origin);
+          if (own.isOwnOrigin(value, host)) expect(new URL(value).origin).toBe(origin);
         },
       ),
       { numRuns: 3000 },
     );
     fc.assert(
-      fc.property(fc.webUrl(), (url) => {
-        if (own.isOwnOrigin(url)) expect(OWN_HOSTS.map((h) => `http://${h}`)).toContain(new URL(url).origin);
+      fc.property(fc.webUrl(), fc.constantFrom(...OWN_HOSTS), (url, host) => {
+        if (own.isOwnOrigin(url, host)) expect(new URL(url).host).toBe(host);
       }),
     );
-    expect(own.isOwnOrigin(`https://127.0.0.1:${PORT}`)).toBe(false);
-    expect(own.isOwnOrigin('null')).toBe(false);
+    // A page of another local port is another origin, even though both are loopback.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
+        expect(own.isOwnOrigin(`http://localhost:${port}`, `localhost:${PORT}`)).toBe(port === PORT);
+      }),
+    );
+    expect(own.isOwnOrigin(`https://127.0.0.1:${PORT}`, `127.0.0.1:${PORT}`)).toBe(false);
+    expect(own.isOwnOrigin('null', `127.0.0.1:${PORT}`)).toBe(false);
+    expect(own.isOwnOrigin(`http://evil.example:${PORT}`, `evil.example:${PORT}`)).toBe(false);
   });
 });
 

@@ -18,13 +18,13 @@ afterEach(async () => world.close());
 const cookie = `Cookie: agent_bridge_token=${WEB_TOKEN}`;
 const bearer = `Authorization: Bearer ${WEB_TOKEN}`;
 
-async function post(target: string, body: unknown, extra: string[]) {
+async function post(target: string, body: unknown, extra: string[], host = world.host) {
   const text = JSON.stringify(body);
   return rawRequest(
     world.port,
     [
       `POST ${target} HTTP/1.1`,
-      `Host: ${world.host}`,
+      `Host: ${host}`,
       'Connection: close',
       'Content-Type: application/json',
       `Content-Length: ${Buffer.byteLength(text)}`,
@@ -71,17 +71,33 @@ describe('cross-origin writes', () => {
   it("takes a write with the cookie from this server's own page, and one with Bearer from a script", async () => {
     const fromPage = await post('/api/sessions', startShell(), [cookie, `Origin: ${world.url}`]);
     expect(fromPage.status).toBe(201);
-    const fromLocalhostName = await post('/api/sessions', startShell(), [
+    // The page opened by another loopback name (or through a forwarded port) writes to that same origin.
+    const fromLocalhostName = await post(
+      '/api/sessions',
+      startShell(),
+      [cookie, `Origin: http://localhost:${world.port}`],
+      `localhost:${world.port}`,
+    );
+    expect(fromLocalhostName.status).toBe(201);
+    const forwarded = await post(
+      '/api/sessions',
+      startShell(),
+      [cookie, 'Origin: http://localhost:8080'],
+      'localhost:8080',
+    );
+    expect(forwarded.status).toBe(201);
+    // An origin other than the one the request was made to is another page, even on this machine.
+    const otherName = await post('/api/sessions', startShell(), [
       cookie,
       `Origin: http://localhost:${world.port}`,
     ]);
-    expect(fromLocalhostName.status).toBe(201);
+    expect(otherName.status).toBe(403);
     expect((await post('/api/sessions', startShell(), [bearer])).status).toBe(201);
     // A foreign Origin is refused even with Bearer: only a page sends Origin, and no page is ours elsewhere.
     expect((await post('/api/sessions', startShell(), [bearer, 'Origin: https://evil.example'])).status).toBe(
       403,
     );
-    expect(world.live.all()).toHaveLength(3);
+    expect(world.live.all()).toHaveLength(4);
   });
 
   it('refuses cookie reads that the browser says come from another site', async () => {
@@ -136,9 +152,13 @@ describe('cross-origin writes', () => {
       expect(response.status, String(origin)).toBe(403);
       await response.closedByServer;
     }
-    for (const origin of [world.url, `HTTP://LOCALHOST:${port}`, `http://[::1]:${port}`]) {
+    for (const [host, origin] of [
+      [world.host, world.url],
+      [`localhost:${port}`, `HTTP://LOCALHOST:${port}`],
+      [`[::1]:${port}`, `http://[::1]:${port}`],
+    ] as const) {
       const ws = new WebSocket(`ws://${world.host}/ws/events`, {
-        headers: { cookie: cookie.slice(8), origin },
+        headers: { cookie: cookie.slice(8), origin, host },
       });
       await new Promise((resolve, reject) => ws.once('open', resolve).once('unexpected-response', reject));
       ws.close();

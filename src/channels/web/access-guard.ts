@@ -59,7 +59,8 @@ function accessRefusal(request: FastifyRequest, options: AccessOptions): Refused
   const result = options.tokens.check(credential, request.ip);
   if (result !== 'ok') return tokenRefusal(result);
   const origin = request.headers.origin;
-  if (origin !== undefined && !own.isOwnOrigin(origin)) return crossOrigin('origin', isUpgrade);
+  if (origin !== undefined && !own.isOwnOrigin(origin, request.headers.host))
+    return crossOrigin('origin', isUpgrade);
   if (isUpgrade && origin === undefined) return crossOrigin('no origin', true);
   if (credential?.via !== 'cookie') return null;
   if (!SAFE_METHODS.has(request.method) && origin === undefined) return crossOrigin('no origin', false);

@@ -22,39 +22,56 @@ export interface ListenAddress {
  */
 export class OwnAddresses {
   readonly scheme: 'http' | 'https';
+  /** Names this server answers to on its own port: the --host given, and on a wildcard the machine's names. */
   private readonly hosts: Set<string>;
-  private readonly origins: Set<string>;
+  /** Loopback names, on any port: `ssh -L 8080:127.0.0.1:7600` brings the browser here as localhost:8080. */
+  private readonly loopback: Set<string>;
 
   constructor(listen: ListenAddress) {
     this.scheme = listen.tls ? 'https' : 'http';
-    const names = [...LOOPBACK_NAMES, bracketed(listen.host)];
-    if (WILDCARD_HOSTS.has(listen.host)) names.push(...machineNames());
+    const names = [bracketed(listen.host), ...(WILDCARD_HOSTS.has(listen.host) ? machineNames() : [])];
     this.hosts = new Set();
-    for (const name of names) {
+    for (const name of [...LOOPBACK_NAMES, ...names]) {
       const host = this.normalHost(`${name}:${listen.port}`);
       if (host) this.hosts.add(host);
     }
-    this.origins = new Set([...this.hosts].map((host) => `${this.scheme}://${host}`));
+    this.loopback = new Set(LOOPBACK_NAMES.map((name) => this.hostname(name)!));
   }
 
-  /** A Host header (or an absolute-form request target's authority) that names this server. */
+  /**
+   * A Host header (or an absolute-form request target's authority) that names this server: a loopback name on
+   * any port (a forwarded port), or one of its other names on its own port. A DNS name other than these is
+   * refused whatever it resolves to (DNS rebinding).
+   */
   isOwnHost(value: string | undefined): boolean {
     const host = value === undefined ? null : this.normalHost(value);
-    return host !== null && this.hosts.has(host);
+    if (host === null) return false;
+    return this.hosts.has(host) || this.loopback.has(this.hostname(host) ?? '');
   }
 
-  /** An Origin header that is this server's own origin (scheme, host and port). */
-  isOwnOrigin(value: string | undefined): boolean {
-    if (value === undefined) return false;
+  /**
+   * An Origin header that is the origin the request was made to: this server's name as the request's own Host
+   * gives it (scheme, host and port), so a page of another local port is a foreign origin.
+   */
+  isOwnOrigin(value: string | undefined, requestHost: string | undefined): boolean {
+    if (value === undefined || requestHost === undefined || !this.isOwnHost(requestHost)) return false;
     const match = /^(https?):\/\/([^/?#]*)$/i.exec(value);
     if (!match || match[1]!.toLowerCase() !== this.scheme) return false;
     const host = this.normalHost(match[2]!);
-    return host !== null && this.origins.has(`${this.scheme}://${host}`);
+    return host !== null && host === this.normalHost(requestHost);
   }
 
-  /** The origins this server accepts, for messages. */
+  /** The origins this server accepts on its own port, for messages. */
   ownOrigins(): string[] {
-    return [...this.origins];
+    return [...this.hosts].map((host) => `${this.scheme}://${host}`);
+  }
+
+  private hostname(host: string): string | null {
+    try {
+      return new URL(`${this.scheme}://${host}`).hostname;
+    } catch {
+      return null;
+    }
   }
 
   private normalHost(value: string): string | null {
