@@ -39,6 +39,8 @@ export function openDatabase(file: string, migrations: Migration[] = loadMigrati
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
+  // Text overwritten or deleted (a pasted token once typed, its redacted copy kept) leaves no old bytes behind.
+  db.pragma('secure_delete = ON');
   migrate(db, file, migrations);
   return db;
 }

@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Clock } from '../../core/clock.js';
-import { redactSecrets } from '../../core/redact.js';
+import { redactDeep } from '../../core/redact.js';
 import type { Database } from '../database.js';
 import { GENESIS, hashEntry, type AuditEntry, type AuditEventName } from './audit-chain.js';
 
@@ -45,7 +45,7 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'seq' || key === 'ts' || key === 'event' || key === 'prev_hash' || key === 'hash') continue;
-    result[key] = typeof value === 'string' ? redactSecrets(value) : value;
+    result[key] = redactDeep(value);
   }
   return result;
 }
