@@ -45,6 +45,12 @@ export function openDatabase(file: string, migrations: Migration[] = loadMigrati
   return db;
 }
 
+/** An existing store, only to read it (nothing is created or migrated). */
+export function openDatabaseReadOnly(file: string): Database {
+  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
+  return new Sqlite(file, { readonly: true, fileMustExist: true });
+}
+
 export function schemaVersion(db: Database): number {
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
