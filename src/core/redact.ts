@@ -71,8 +71,9 @@ export const SECRET_RULES: readonly SecretRule[] = [
  * token, password, passwd, pwd, passphrase, credential(s), auth, or is `<something>_KEY` / `apiKey`. Plain
  * `key`, `tokens` or `max_tokens` are not secrets. Type names (`password: string`) are left alone.
  */
-const ASSIGNMENT =
-  /(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,200})["']?[ \t]*[:=](?![=:>])[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`;]+))/dg;
+const ASSIGNMENT = /(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.-]{0,200})["']?[ \t]*[:=](?![=:>])[ \t]*/g;
+/** The value after a secret name: quoted (an unfinished quote too), or up to a space, quote or `;`. */
+const ASSIGNED_VALUE = /"([^"\n]{1,500})"|'([^'\n]{1,500})'|["']?([^\s"'`;]+)/dy;
 const SECRET_NAME_ENDS = new Set([
   'secret',
   'secrets',
@@ -132,20 +133,21 @@ export function secretSpans(text: string): SecretSpan[] {
   return mergeSpans(spans);
 }
 
+/** Values are read only after a secret name, so text full of `a:b:c` costs one pass. */
 function assignmentSpans(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
-  const pattern = new RegExp(ASSIGNMENT);
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    const group = [2, 3, 4].find((g) => match![g] !== undefined)!;
-    const value = match[group]!;
-    if (!isSecretName(match[1]!)) {
-      // `note: PASSWORD=x`: what looked like the value of `note` may hold an assignment of its own.
-      pattern.lastIndex = match.index + match[1]!.length;
-      continue;
-    }
-    if (!value || value === REDACTED || NOT_A_VALUE.has(value.replace(/[,)\]}]+$/, '').toLowerCase()))
-      continue;
-    const [start, end] = match.indices![group]!;
+  const names = new RegExp(ASSIGNMENT);
+  const values = new RegExp(ASSIGNED_VALUE);
+  for (let match = names.exec(text); match; match = names.exec(text)) {
+    if (!isSecretName(match[1]!)) continue;
+    values.lastIndex = names.lastIndex;
+    const found = values.exec(text);
+    if (!found) continue;
+    names.lastIndex = values.lastIndex;
+    const group = [1, 2, 3].find((g) => found[g] !== undefined)!;
+    const value = found[group]!;
+    if (value === REDACTED || NOT_A_VALUE.has(value.replace(/[,)\]}]+$/, '').toLowerCase())) continue;
+    const [start, end] = found.indices![group]!;
     spans.push({ start, end, rule: 'secret assignment' });
   }
   return spans;
