@@ -179,7 +179,9 @@ export class ScreenModel {
     while (cursorLine > 0 && buffer.getLine(cursorLine)?.isWrapped) cursorLine--;
     const end = cursorLine - 1;
     // A marker that was trimmed off the top means everything still in the buffer is new.
-    const start = this.taken && !this.taken.isDisposed ? this.taken.line + 1 : 0;
+    let start = this.taken && !this.taken.isDisposed ? this.taken.line + 1 : 0;
+    // The rest of a line whose start scrolled off the buffer is dropped: a token's tail is never seen alone.
+    while (start <= end && buffer.getLine(start)?.isWrapped) start++;
     if (end < start) return [];
     const lines: string[] = [];
     for (let i = start; i <= end; i++) {
