@@ -53,6 +53,8 @@ describe('audit verify', () => {
     const missing = await cli(['audit', 'verify', '--json'], world.env);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, reason: expect.stringMatching(/missing/) });
+    const logs = await cli(['logs'], world.env);
+    expect([logs.code, logs.stderr]).toEqual([1, expect.stringMatching(/audit log is missing .* deleted/)]);
 
     // The next writer continues the chain (and says there is a gap), never a fresh "intact" chain.
     const again = world.run('echo hello');
