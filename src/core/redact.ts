@@ -13,6 +13,13 @@ export interface SecretRule {
   pattern: RegExp;
   /** The capture group that is the secret (the rest, such as `Bearer `, stays); the whole match if absent. */
   group?: number;
+  /** A second look at what the pattern found, where the pattern alone would take ordinary text. */
+  accept?: (found: string) => boolean;
+}
+
+/** Random text mixes letter cases and digits; a line of `xxxx` or `====` does not. */
+function looksRandom(text: string): boolean {
+  return [/[a-z]/, /[A-Z]/, /[0-9]/].filter((kind) => kind.test(text)).length >= 2;
 }
 
 /** Characters a token may be made of: a secret runs until none follows. */
@@ -25,7 +32,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   },
   // The body of a key or certificate seen without its BEGIN line (scrolled away, or in a later chunk).
-  { name: 'base64 key body line', pattern: /^[ \t]*([A-Za-z0-9+/]{60,}={0,2})[ \t]*$/dgm, group: 1 },
+  {
+    name: 'base64 key body line',
+    pattern: /^[ \t]*([A-Za-z0-9+/]{60,}={0,2})[ \t]*$/dgm,
+    group: 1,
+    accept: looksRandom,
+  },
   // Anthropic (sk-ant-), OpenAI (sk-, sk-proj-, sk-svcacct-) and their restricted keys.
   { name: 'sk- key', pattern: new RegExp(`(?<![A-Za-z0-9_-])(?:sk|rk)-[A-Za-z0-9_-]{20,}`, 'g') },
   { name: 'Stripe key', pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}/g },
@@ -126,7 +138,8 @@ export function secretSpans(text: string): SecretSpan[] {
       const range = rule.group === undefined ? null : match.indices?.[rule.group];
       const start = range ? range[0] : match.index;
       const end = range ? range[1] : match.index + match[0].length;
-      if (end > start) spans.push({ start, end, rule: rule.name });
+      if (end > start && (!rule.accept || rule.accept(text.slice(start, end))))
+        spans.push({ start, end, rule: rule.name });
     }
   }
   spans.push(...assignmentSpans(text));

@@ -100,6 +100,8 @@ const ORDINARY = [
   'if (token == null) return; a == b; Token::new()',
   'sk-learn is not a key; ask-me-anything-later',
   'Password: ',
+  'x'.repeat(300),
+  '='.repeat(80),
   '[redacted]',
 ];
 
