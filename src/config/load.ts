@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument, type Document, type YAMLError } from 'yaml';
+import { isMap, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import type { ZodIssue } from 'zod';
 import { configSchema, type Config } from './schema.js';
 
@@ -34,7 +34,13 @@ export interface LoadedConfig {
 
 export function loadConfig(file: string | null, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   if (!file) return { file: null, config: configSchema.parse({}) };
-  return { file, config: parseConfig(readFileSync(file, 'utf8'), file, env) };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read it (${firstLine(error)})`);
+  }
+  return { file, config: parseConfig(text, file, env) };
 }
 
 /** Parses YAML, expands ${VAR} in strings, validates; every error names the file, line and key. */
@@ -42,10 +48,15 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) throw new ConfigError(describeYamlError(doc.errors, file, lineCounter));
-  const raw = expandEnv(doc.toJS() ?? {}, env, (key, name) => {
-    throw new ConfigError(
-      `${file}:${lineOf(doc, lineCounter, key)}: ${key.join('.')}: environment variable ${name} is not set`,
-    );
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (error) {
+    // An alias bomb, or an alias the document cannot resolve.
+    throw new ConfigError(`${file}:${lineCounter.linePos(firstAlias(doc)).line}: ${firstLine(error)}`);
+  }
+  const raw = expandEnv(data, env, (key, problem) => {
+    throw new ConfigError(`${file}:${lineOf(doc, lineCounter, key)}: ${keyPath(key)}: ${problem}`);
   });
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
@@ -83,19 +94,51 @@ function describeIssue(
   raw: unknown,
 ): string {
   const key = issue.path.map(String);
-  const where = key.length ? key.join('.') : '(top level)';
+  const where = key.length ? keyPath(key) : '(top level)';
   let message = issue.message;
   if (issue.code === 'unrecognized_keys')
-    message = `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    message = `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
   else if (issue.code === 'invalid_type') {
     const found = valueAt(raw, key);
     message =
       found === undefined
         ? `missing: expected ${issue.expected}`
-        : `expected ${issue.expected}, found ${JSON.stringify(found)}`;
+        : `expected ${issue.expected}, found ${shortJson(found)}`;
   }
   const target = issue.code === 'unrecognized_keys' ? [...key, issue.keys[0]!] : key;
-  return `${file}:${lineOf(doc, lines, target)}: ${where}: ${message}`;
+  return `${file}:${lineOf(doc, lines, target)}: ${where}: ${oneLine(message)}`;
+}
+
+/** `repos.0.dir`; a key that is not a plain word is quoted, so the message stays one readable line. */
+function keyPath(key: Array<string | number>): string {
+  return key
+    .map((part) => (/^[\w-]+$/.test(String(part)) ? String(part) : JSON.stringify(String(part))))
+    .join('.');
+}
+
+function shortJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 59)}…` : json;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function firstLine(error: unknown): string {
+  return oneLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '');
+}
+
+/** Where the document's first alias is (what toJS fails on), else its start. */
+function firstAlias(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function valueAt(value: unknown, key: string[]): unknown {
@@ -127,25 +170,27 @@ function lineOf(doc: Document, lines: LineCounter, key: Array<string | number>):
   return lines.linePos(offset).line;
 }
 
-type Missing = (key: Array<string | number>, name: string) => never;
+type Problem = (key: Array<string | number>, problem: string) => never;
 
+/** Expands ${VAR} in strings; a value that contains itself (an alias inside its own anchor) is refused. */
 function expandEnv(
   value: unknown,
   env: NodeJS.ProcessEnv,
-  missing: Missing,
+  fail: Problem,
   key: Array<string | number> = [],
+  within: ReadonlySet<object> = new Set(),
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(
       /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
-      (_, name: string) => env[name] ?? missing(key, name),
+      (_, name: string) => env[name] ?? fail(key, `environment variable ${name} is not set`),
     );
   }
-  if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, missing, [...key, i]));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, missing, [...key, k])]),
-    );
-  }
-  return value;
+  if (!value || typeof value !== 'object') return value;
+  if (within.has(value)) fail(key, 'an alias refers to its own anchor (the value would contain itself)');
+  const inner = new Set(within).add(value);
+  if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, fail, [...key, i], inner));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, fail, [...key, k], inner)]),
+  );
 }

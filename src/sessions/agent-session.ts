@@ -224,14 +224,14 @@ export class AgentSession {
   }
 
   /** The store failed: said once per kind of failure, audited where possible; the agent goes on. */
-  private storageFailed(what: string, error: unknown): void {
+  private storageFailed(what: string, error: unknown, fields: Record<string, unknown> = {}): void {
     const reason = error instanceof Error ? error.message : String(error);
     if (this.storageSaid.has(what)) return;
     this.storageSaid.add(what);
     this.options.onNotice?.(
       `could not write to ${this.options.store.dir} while ${what}: ${reason}; the session goes on`,
     );
-    this.audit('STORAGE_FAILED', { what, reason });
+    this.audit('STORAGE_FAILED', { what, reason, ...fields });
   }
 
   private audit(event: Parameters<Store['audit']['record']>[0], fields: Record<string, unknown>): void {
@@ -346,6 +346,7 @@ export class AgentSession {
         env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
       },
       this.options.clock,
+      (error) => this.storageFailed('recording the terminal (the recording stops here)', error, { file }),
     );
     return file;
   }

@@ -32,16 +32,25 @@ export class AsciicastWriter {
   private timer: TimerHandle | null = null;
   private closed = false;
 
+  /**
+   * `onStopped` hears, once, that the recording could not be written (a full or read-only disk): it stops
+   * there, and the session goes on; whoever runs it says so rather than letting the recording end silently.
+   */
   constructor(
     readonly file: string,
     header: AsciicastHeader,
     clock: Clock = systemClock,
+    onStopped?: (error: Error) => void,
   ) {
     this.clock = clock;
     this.startedAt = clock.now();
     this.stream = createWriteStream(file, { flags: 'wx', mode: 0o600 });
-    this.stream.on('error', () => {
+    this.stream.on('error', (error) => {
+      const wasRecording = !this.closed;
       this.closed = true;
+      this.timer?.cancel();
+      this.batch = [];
+      if (wasRecording) onStopped?.(error);
     });
     this.stream.write(JSON.stringify({ version: 2, ...header }) + '\n');
   }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import type { IsAlive, ProcessRef } from '../core/process-ref.js';
+import { redactSecrets } from '../core/redact.js';
 import type { Database } from './database.js';
 
 export interface SentPrompt {
@@ -98,17 +99,19 @@ export class ChannelStore {
             'SELECT id, session_id, text, sent_by FROM session_inputs WHERE session_id = ? AND delivered_at IS NULL ORDER BY id',
           )
           .all(sessionId) as Array<{ id: number; session_id: string; text: string; sent_by: string }>;
-        const mark = this.db.prepare('UPDATE session_inputs SET delivered_at = ? WHERE id = ?');
-        for (const row of rows) mark.run(this.clock.now(), row.id);
+        // Once taken to be typed, the text is kept only redacted: the store is no place for a pasted token.
+        const mark = this.db.prepare('UPDATE session_inputs SET delivered_at = ?, text = ? WHERE id = ?');
+        for (const row of rows) mark.run(this.clock.now(), redactSecrets(row.text), row.id);
         return rows.map((r) => ({ id: r.id, sessionId: r.session_id, text: r.text, sentBy: r.sent_by }));
       })
       .immediate();
   }
 
+  /** A message for the session's chats; secrets are redacted here, whoever wrote it (screen, hook, notice). */
   addMessage(sessionId: string, kind: 'message' | 'notice', text: string): void {
     this.db
       .prepare('INSERT INTO session_messages (session_id, kind, text, created_at) VALUES (?, ?, ?, ?)')
-      .run(sessionId, kind, text, this.clock.now());
+      .run(sessionId, kind, redactSecrets(text), this.clock.now());
   }
 
   messagesAfter(id: number): SessionMessage[] {

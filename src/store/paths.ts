@@ -4,9 +4,14 @@ import path from 'node:path';
 
 /** Where agent-bridge keeps its state: `AGENT_BRIDGE_HOME`, else `~/.agent-bridge`. Private to the user. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.AGENT_BRIDGE_HOME || path.join(homedir(), '.agent-bridge');
+  const dir = dataDirPath(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
+}
+
+/** dataDir() without creating it. */
+export function dataDirPath(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AGENT_BRIDGE_HOME || path.join(homedir(), '.agent-bridge');
 }
 
 export function recordingsDir(env: NodeJS.ProcessEnv = process.env): string {

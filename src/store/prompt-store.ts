@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
 import type { DetectedPrompt, ReplyAction } from '../core/prompt.js';
 import { OPEN_STATUSES, sourcesOf, type PromptStatus } from '../core/prompt-state.js';
+import { redactDeep, redactSecrets } from '../core/redact.js';
 import type { Database } from './database.js';
 
 export interface PromptRecord {
@@ -121,9 +122,10 @@ export class PromptStore {
         prompt.kind,
         prompt.confidence,
         source,
-        prompt.excerpt,
-        prompt.detail,
-        JSON.stringify(prompt.choices),
+        // Drivers redact what they read; this is the last door before chats and the web see it.
+        redactSecrets(prompt.excerpt),
+        redactSecrets(prompt.detail),
+        JSON.stringify(redactDeep(prompt.choices)),
         prompt.safeDefault ? JSON.stringify(prompt.safeDefault) : null,
         prompt.allowForSessionChoice ?? null,
         randomBytes(16).toString('hex'),
@@ -181,7 +183,7 @@ export class PromptStore {
   markExact(id: string, source: string, detail: string): void {
     this.db
       .prepare("UPDATE prompts SET confidence = 'exact', source = ?, detail = ?, updated_at = ? WHERE id = ?")
-      .run(source, detail, this.clock.now(), id);
+      .run(source, redactSecrets(detail), this.clock.now(), id);
   }
 
   /** A plain guarded transition; true when it happened. */

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import { AuditLog } from './audit/audit-log.js';
 import { ChannelStore } from './channel-store.js';
-import { openDatabase, type Database } from './database.js';
-import { dataDir } from './paths.js';
+import { openDatabase, StoreRefused, type Database } from './database.js';
+import { dataDirPath } from './paths.js';
 import { PromptStore } from './prompt-store.js';
 import { SessionStore } from './session-store.js';
 import { ThreadStore } from './thread-store.js';
@@ -26,10 +26,15 @@ export const DATABASE_FILE = 'agent-bridge.db';
 export const AUDIT_FILE = 'audit.log';
 
 export function openStore(options: { dir?: string; clock?: Clock } = {}): Store {
-  const dir = options.dir ?? dataDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = options.dir ?? dataDirPath();
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(path.join(dir, DATABASE_FILE));
+  let db: Database;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    db = openDatabase(path.join(dir, DATABASE_FILE));
+  } catch (error) {
+    throw storeUnavailable(dir, error);
+  }
   const versionStatement = db.prepare('PRAGMA data_version');
   return {
     dir,
@@ -42,4 +47,16 @@ export function openStore(options: { dir?: string; clock?: Clock } = {}): Store 
     dataVersion: () => (versionStatement.get() as { data_version: number }).data_version,
     close: () => db.close(),
   };
+}
+
+/** A disk that is full, read-only or missing, said as one line with what to do. */
+function storeUnavailable(dir: string, error: unknown): Error {
+  if (error instanceof StoreRefused) return error;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^(E[A-Z]+|SQLITE_(FULL|READONLY|CANTOPEN|IOERR\w*|PERM))$/.test(code))
+    return error instanceof Error ? error : new Error(String(error));
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreRefused(
+    `cannot open agent-bridge's store in ${dir} (${reason}): free some space or make it writable, or set AGENT_BRIDGE_HOME to another folder`,
+  );
 }

@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, cliJson } from '../support/cli-under-pty.js';
-import { auditEntries, ScriptWorld, type ListedPrompt } from '../support/script-session.js';
+import { auditEntries, everythingStored, ScriptWorld, type ListedPrompt } from '../support/script-session.js';
 
 // Issue 12, item 12: an answer to a password-like prompt is never stored; the audit says [secret, N characters].
 
@@ -10,20 +8,6 @@ let world: ScriptWorld;
 afterEach(async () => world?.close());
 
 const SECRET = 'correct-horse-battery-staple';
-
-/** Every byte agent-bridge keeps: the database (and its WAL), the audit log, recordings. */
-function everythingStored(home: string): string {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files.push(full);
-    }
-  };
-  walk(home);
-  return files.map((file) => readFileSync(file).toString('latin1')).join('\n');
-}
 
 describe('an answer to a password prompt', () => {
   it('reaches the program but is never stored or shown: only its length', async () => {

@@ -15,6 +15,8 @@ export class CliUnderPty {
   readonly process: pty.IPty;
   private readonly terminal: InstanceType<typeof xtermHeadless.Terminal>;
   exit: { exitCode: number; signal?: number } | null = null;
+  /** Everything it printed, including what scrolled off the screen. */
+  private printed = '';
 
   constructor(
     args: string[],
@@ -29,7 +31,10 @@ export class CliUnderPty {
       cols,
       rows,
     });
-    this.process.onData((data) => this.terminal.write(data));
+    this.process.onData((data) => {
+      this.printed += data;
+      this.terminal.write(data);
+    });
     this.process.onExit((exit) => (this.exit = exit));
   }
 
@@ -43,6 +48,11 @@ export class CliUnderPty {
         resolve(lines.join('\n'));
       }),
     );
+  }
+
+  /** All it printed so far, escape sequences included (what a scrolling terminal showed at some point). */
+  transcript(): string {
+    return this.printed;
   }
 
   async waitForText(text: string | RegExp, timeoutMs = 30_000): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CLI, cliJson, CliUnderPty } from './cli-under-pty.js';
@@ -81,4 +81,22 @@ export async function auditEntries(
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { event: string; seq: number });
+}
+
+/**
+ * Every byte agent-bridge keeps under its home: the database (and its WAL), the audit log, and recordings
+ * unless `recordings` is false (they are the raw terminal, private to the user, never redacted).
+ */
+export function everythingStored(home: string, options: { recordings?: boolean } = {}): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'recordings' || options.recordings !== false) walk(full);
+      } else files.push(full);
+    }
+  };
+  walk(home);
+  return files.map((file) => readFileSync(file).toString('latin1')).join('\n');
 }

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AuditEntry } from '../../store/audit/audit-chain.js';
 import { dataDir } from '../../store/paths.js';
+import { readStoredChainHead } from '../../store/audit/audit-head.js';
 import { lastLines } from '../../store/last-lines.js';
-import { AUDIT_FILE } from '../../store/store.js';
+import { AUDIT_FILE, DATABASE_FILE } from '../../store/store.js';
+import { CliFailure } from '../errors.js';
 import { paint, stdoutTarget, type OutputTarget } from '../output.js';
 
 const SKIP = new Set(['seq', 'ts', 'event', 'prev_hash', 'hash']);
@@ -15,6 +17,11 @@ export async function logsCommand(
 ): Promise<void> {
   const file = path.join(dataDir(), AUDIT_FILE);
   if (!existsSync(file) && !options.tail) {
+    const head = readStoredChainHead(path.join(dataDir(), DATABASE_FILE));
+    if (head)
+      throw new CliFailure(
+        `the audit log is missing (${file}), but the database recorded ${head.seq} entries: it was deleted (agent-bridge audit verify reports it)`,
+      );
     target.write(`no audit log yet (${file})\n`);
     return;
   }

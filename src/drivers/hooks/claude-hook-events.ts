@@ -2,27 +2,11 @@ import type { AgentEvent } from '../../core/events.js';
 import type { PromptChoice } from '../../core/events.js';
 import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { redactSecrets } from '../../core/redact.js';
+import type { ClaudeHookPayload } from './claude-hook-payload.js';
 import { describeSuggestions } from './permission-suggestions.js';
 import { usageFromStatusLine, type ClaudeStatusLinePayload } from './claude-status-line.js';
 
-/** A Claude Code hook payload: every event has these; the rest depends on the event (agent-facts hooks*.jsonl). */
-export interface ClaudeHookPayload {
-  session_id?: string;
-  transcript_path?: string;
-  cwd?: string;
-  hook_event_name?: string;
-  tool_name?: string;
-  tool_input?: Record<string, unknown>;
-  tool_use_id?: string;
-  permission_suggestions?: unknown[];
-  last_assistant_message?: string;
-  message?: string;
-  notification_type?: string;
-  prompt?: string;
-  source?: string;
-  /** SessionStart: the model's id; StatusLine: `{ id, display_name }`. */
-  model?: string | { id?: string; display_name?: string };
-}
+export type { ClaudeHookPayload } from './claude-hook-payload.js';
 
 /** Tools whose dialog is a question or a plan, answered on screen rather than with allow/deny. */
 const ANSWERED_ON_SCREEN = new Set(['AskUserQuestion', 'ExitPlanMode']);

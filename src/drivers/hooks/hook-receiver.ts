@@ -1,13 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AgentEvent } from '../../core/events.js';
 import type { DetectedPrompt } from '../../core/prompt.js';
-import {
-  eventsFromHook,
-  permissionPromptFromHook,
-  wantsProgressNote,
-  type ClaudeHookPayload,
-} from './claude-hook-events.js';
+import { eventsFromHook, permissionPromptFromHook, wantsProgressNote } from './claude-hook-events.js';
+import { parseHookPayload, type ClaudeHookPayload } from './claude-hook-payload.js';
 import { assistantTextBeforeTool, contextTokensAtAnswer } from './claude-transcript.js';
 
 /** What one agent session does with its hooks. */
@@ -53,7 +49,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * A loopback HTTP endpoint for Claude Code hooks. Each session gets its own secret; a post without it is
- * refused (401) and reported, never acted on.
+ * refused (401) and reported, never acted on, and never read: the secret is checked before the body is parsed,
+ * so a malformed or oversized forgery is refused and reported like any other. A post with the secret whose
+ * body is not a hook payload is refused (400) with what was wrong.
  */
 export class HookReceiver {
   private readonly sessions = new Map<string, HookSessionHandler>();
@@ -67,22 +65,27 @@ export class HookReceiver {
     const { default: Fastify } = await import('fastify');
     const server = Fastify({ bodyLimit: MAX_BODY_BYTES, logger: false });
     let receiver: HookReceiver | null = null;
-    server.post<{ Params: { event: string }; Body: ClaudeHookPayload }>(
-      '/hooks/:event',
-      async (request, reply) => {
-        const handler = receiver?.authenticate(request.headers.authorization);
-        if (!handler) {
-          onUnauthorized({
-            event: request.params.event,
-            remoteAddress: request.ip,
-            reason: 'missing or wrong session token',
-          });
-          return reply.code(401).send({ error: 'unauthorized' });
-        }
-        const answer = await dispatch(handler, request.params.event, request.body ?? {}, reply.raw);
-        return answer === null ? reply.code(204).send() : reply.code(200).send(answer);
-      },
-    );
+    const authenticated = new WeakMap<FastifyRequest, HookSessionHandler>();
+    // onRequest runs before fastify reads the body: nothing of a post without the secret is parsed.
+    server.addHook('onRequest', async (request, reply) => {
+      const handler = receiver?.authenticate(request.headers.authorization);
+      if (handler) return void authenticated.set(request, handler);
+      const event = (request.params as { event?: unknown } | undefined)?.event;
+      report(onUnauthorized, {
+        event: (typeof event === 'string' ? event : request.url).slice(0, 100),
+        remoteAddress: request.ip,
+        reason: 'missing or wrong session token',
+      });
+      return reply.code(401).send({ error: 'unauthorized' });
+    });
+    server.post<{ Params: { event: string } }>('/hooks/:event', async (request, reply) => {
+      const handler = authenticated.get(request);
+      if (!handler) return reply.code(401).send({ error: 'unauthorized' });
+      const parsed = parseHookPayload(request.body ?? {});
+      if ('error' in parsed) return reply.code(400).send({ error: `not a hook payload: ${parsed.error}` });
+      const answer = await dispatch(handler, request.params.event, parsed.payload, reply.raw);
+      return answer === null ? reply.code(204).send() : reply.code(200).send(answer);
+    });
     const address = await server.listen({ host: '127.0.0.1', port: 0 });
     receiver = new HookReceiver(server, address);
     return receiver;
@@ -109,6 +112,15 @@ export class HookReceiver {
       if (timingSafeEqual(Buffer.from(token), Buffer.from(presented))) return handler;
     }
     return undefined;
+  }
+}
+
+/** Reporting a refusal must not fail it: a full disk still refuses the post. */
+function report(onUnauthorized: (attempt: UnauthorizedHook) => void, attempt: UnauthorizedHook): void {
+  try {
+    onUnauthorized(attempt);
+  } catch {
+    // The audit log cannot be written; the post is refused all the same.
   }
 }
 

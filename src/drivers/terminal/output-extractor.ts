@@ -1,16 +1,19 @@
+import { StreamRedactor } from '../../core/redact.js';
 import type { ScreenModel } from './screen.js';
 
 /**
  * Clean text from a terminal program for chat: the lines it has finished (the cursor moved past them), read
  * from the rendered screen and scrollback, so colours, cursor moves and redraws never reach a chat. The echo
  * of what was typed on someone's behalf is left out. Full-screen programs (alternate screen) give nothing:
- * they speak through their hooks or protocol instead.
+ * they speak through their hooks or protocol instead. Secrets are redacted on whole (unwrapped) lines, and a
+ * private key block printed across several reads stays hidden until its end.
  */
 /** What may stand before echoed input on its line: nothing, or a prompt ending in $ > # % ❯ ›. */
 const ECHO_PREFIX = /^(?:.*[$>#%❯›])?\s*$/;
 
 export class OutputExtractor {
   private readonly typed: string[] = [];
+  private readonly redactor = new StreamRedactor();
 
   constructor(private readonly screen: ScreenModel) {}
 
@@ -25,7 +28,7 @@ export class OutputExtractor {
     const lines = this.screen.takeFinishedLines().filter((line) => !this.isEcho(line));
     while (lines.length > 0 && !lines[0]!.trim()) lines.shift();
     while (lines.length > 0 && !lines.at(-1)!.trim()) lines.pop();
-    return lines.join('\n');
+    return lines.length > 0 ? this.redactor.redact(lines.join('\n')) : '';
   }
 
   /**

@@ -24,7 +24,11 @@ export type AuditEventName =
   /** Text sent while a prompt was shown, held until the prompt is resolved. */
   | 'TEXT_HELD'
   /** The store or the disk failed; the session went on. */
-  | 'STORAGE_FAILED';
+  | 'STORAGE_FAILED'
+  /** An unfinished last line of the log (a crash or a full disk mid-write) was moved to a file of its own. */
+  | 'AUDIT_LINE_SET_ASIDE'
+  /** A writer found the log shorter than the chain's head in the database: it was cut or deleted. */
+  | 'AUDIT_GAP';
 
 export interface AuditEntry {
   seq: number;

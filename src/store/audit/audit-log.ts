@@ -1,13 +1,17 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync } from 'node:fs';
 import type { Clock } from '../../core/clock.js';
-import { redactSecrets } from '../../core/redact.js';
+import { redactDeep } from '../../core/redact.js';
 import type { Database } from '../database.js';
 import { GENESIS, hashEntry, type AuditEntry, type AuditEventName } from './audit-chain.js';
+import { lastEntryRepairing } from './audit-file.js';
+import { readChainHead, writeChainHead, type ChainHead } from './audit-head.js';
 
 /**
  * The append-only audit log: JSON Lines, each entry hash-chained to the one before (seed 004 §10.3). The file
- * is the record; SQLite's write lock serialises writers across processes and keeps a queryable replica.
- * Field values are redacted: the log must never hold a secret.
+ * is the record; SQLite's write lock serialises writers across processes, keeps a queryable replica and the
+ * chain's head (last seq and hash), from which the chain goes on: a log cut short or deleted is never
+ * restarted from genesis, and `audit verify` finds the gap. Field values are redacted: the log must never
+ * hold a secret.
  */
 export class AuditLog {
   constructor(
@@ -21,23 +25,65 @@ export class AuditLog {
   record(event: AuditEventName, fields: Record<string, unknown> = {}): AuditEntry {
     return this.db
       .transaction(() => {
-        const last = lastEntry(this.file);
-        const entry: Omit<AuditEntry, 'hash'> = {
-          seq: (last?.seq ?? 0) + 1,
-          ts: new Date(this.clock.now()).toISOString(),
-          event,
-          ...redactFields(fields),
-          prev_hash: last?.hash ?? GENESIS,
-        };
-        const full = { ...entry, hash: hashEntry(entry) } as AuditEntry;
-        const line = JSON.stringify(full);
-        appendFileSync(this.file, line + '\n');
-        this.db
-          .prepare('INSERT OR REPLACE INTO audit_events (seq, ts, event, line, hash) VALUES (?, ?, ?, ?, ?)')
-          .run(full.seq, full.ts, event, line, full.hash);
-        return full;
+        const { last, setAside, fileEndsAt } = this.head();
+        let previous = last;
+        if (setAside)
+          previous = this.append(previous, 'AUDIT_LINE_SET_ASIDE', {
+            reason: 'the last line of the audit log was unfinished (a crash or a full disk while writing)',
+            moved_to: setAside.file,
+            bytes: setAside.bytes,
+          });
+        if (previous && fileEndsAt !== null && fileEndsAt < previous.seq)
+          previous = this.append(previous, 'AUDIT_GAP', {
+            reason: 'the audit log was cut short or deleted: entries are missing from it',
+            log_ends_at: fileEndsAt,
+            chain_head: previous.seq,
+          });
+        return this.append(previous, event, fields);
       })
       .immediate();
+  }
+
+  /**
+   * Where the chain goes on: the database's head, unless the file holds a later entry (written, then the
+   * process died before its transaction committed). An unfinished last line is set aside first.
+   * `fileEndsAt` is the file's last seq (0 when empty), null when its last line is not an entry.
+   */
+  private head(): {
+    last: ChainHead | null;
+    setAside: { file: string; bytes: number } | null;
+    fileEndsAt: number | null;
+  } {
+    const stamp = new Date(this.clock.now()).toISOString().replace(/[:.]/g, '-');
+    const tail = lastEntryRepairing(this.file, stamp);
+    const stored = readChainHead(this.db);
+    const inFile = tail.last;
+    const last = inFile && (!stored || inFile.seq > stored.seq) ? inFile : stored;
+    const fileEndsAt = tail.empty ? 0 : (inFile?.seq ?? null);
+    return { last, setAside: tail.setAside, fileEndsAt };
+  }
+
+  private append(
+    previous: ChainHead | null,
+    event: AuditEventName,
+    fields: Record<string, unknown>,
+  ): AuditEntry {
+    const entry: Omit<AuditEntry, 'hash'> = {
+      seq: (previous?.seq ?? 0) + 1,
+      ts: new Date(this.clock.now()).toISOString(),
+      event,
+      ...redactFields(fields),
+      prev_hash: previous?.hash ?? GENESIS,
+    };
+    const full = { ...entry, hash: hashEntry(entry) } as AuditEntry;
+    const line = JSON.stringify(full);
+    // A log deleted meanwhile is created again, as private as before.
+    appendFileSync(this.file, line + '\n', { mode: 0o600 });
+    this.db
+      .prepare('INSERT OR REPLACE INTO audit_events (seq, ts, event, line, hash) VALUES (?, ?, ?, ?, ?)')
+      .run(full.seq, full.ts, event, line, full.hash);
+    writeChainHead(this.db, full);
+    return full;
   }
 }
 
@@ -45,28 +91,7 @@ function redactFields(fields: Record<string, unknown>): Record<string, unknown> 
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'seq' || key === 'ts' || key === 'event' || key === 'prev_hash' || key === 'hash') continue;
-    result[key] = typeof value === 'string' ? redactSecrets(value) : value;
+    result[key] = redactDeep(value);
   }
   return result;
-}
-
-/** The last complete line of the log, read from its end (the log can be large). */
-export function lastEntry(file: string): AuditEntry | null {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    for (let window = 4096; ; window *= 4) {
-      const start = Math.max(0, size - window);
-      const buffer = Buffer.alloc(size - start);
-      readSync(fd, buffer, 0, buffer.length, start);
-      const lines = buffer.toString('utf8').split('\n').filter(Boolean);
-      // A window that starts mid-file may cut its first line: only whole lines count.
-      const whole = start === 0 ? lines : lines.slice(1);
-      const last = whole.at(-1);
-      if (last) return JSON.parse(last) as AuditEntry;
-      if (start === 0) return null;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
