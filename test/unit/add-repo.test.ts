@@ -111,6 +111,7 @@ describe('--channel values', () => {
     // Beyond 2^53 a number would be rounded: a real Discord snowflake stays a string.
     ['discord:1234567890123456789', { channel: 'discord', id: '1234567890123456789' }],
     ['slack:C0123ABCD', { channel: 'slack', id: 'C0123ABCD' }],
+    ['slack:G0PRIVATE1', { channel: 'slack', id: 'G0PRIVATE1' }],
     ['terminal:main', { channel: 'terminal', id: 'main' }],
   ])('%s', (spec, expected) => expect(parseChannelSpec(spec)).toEqual(expected));
 
@@ -120,7 +121,10 @@ describe('--channel values', () => {
     ['telegram:', /expected <channel>:<id>/],
     ['telegram:me', /a telegram id is a number/],
     ['discord:-5', /a discord id is a number/],
-    ['slack:a b', /no spaces/],
+    ['terminal:a b', /no spaces/],
+    ['slack:a b', /a Slack channel id looks like C0123ABCD/],
+    ['slack:#general', /a Slack channel id looks like C0123ABCD/],
+    ['slack:U0123ABCD', /a Slack channel id looks like C0123ABCD/],
   ])('refuses %s', (spec, message) => expect(() => parseChannelSpec(spec)).toThrow(message));
 
   it('groups ids per channel, without repeats', () => {
