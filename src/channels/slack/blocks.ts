@@ -104,7 +104,7 @@ function promptParts(prompt: PromptView, buttons: number): PromptParts {
     notes.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
   // A button shows at most 75 characters: the options are spelled out in full where one would be cut.
   if (choicesCut(prompt, BUTTON_LABEL_MAX))
-    notes.push(shorten(prompt.choices.map((c) => `*${c.number}.* ${e(c.label)}`).join('\n'), 1_200));
+    notes.push(shorten(prompt.choices.map((c) => `*${c.number}.* ${e(c.label)}`).join('\n'), 2_000));
   const fallback = prompt.safeDefault
     ? `then: ${e(shorten(prompt.safeDefault, 80))}`
     : 'then nothing is typed';
