@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { streamZeros } from '../stream-zeros.js';
 import { ApiError } from './errors.js';
 import { channelRoutes } from './rest-channels.js';
 import { interactionRoutes } from './rest-interactions.js';
@@ -146,24 +147,6 @@ class Router {
     }
     streamZeros(res, attachment.size);
   }
-}
-
-function streamZeros(res: ServerResponse, size: number): void {
-  const chunk = Buffer.alloc(64 * 1024);
-  let left = size;
-  const pump = (): void => {
-    while (left > 0) {
-      const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      left -= piece.length;
-      if (!res.write(piece)) {
-        res.once('drain', pump);
-        return;
-      }
-    }
-    res.end();
-  };
-  res.on('close', () => (left = 0));
-  pump();
 }
 
 function majorId(params: Record<string, string>): string {

@@ -3,10 +3,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { streamZeros } from '../stream-zeros.js';
 import { checkBlocks, isObject } from './blocks.js';
 import type { FakeCall, FakeDownload, Json } from './types.js';
 import { METHODS, SlackApiError } from './web-api.js';
-import { APP_TOKEN, BOT_TOKEN, BOT_USER_ID, type World } from './world.js';
+import { APP_TOKEN, BOT_TOKEN, type World } from './world.js';
 
 export type Fault =
   | { kind: 'rate-limit'; method?: string; retryAfterSeconds: number }
@@ -184,35 +185,15 @@ class Router {
       world.changed();
       return sendJson(res, 200, { ok: true });
     }
-    world.addMessage({
-      ts: world.nextTs(),
-      channel: target.channel,
-      user: BOT_USER_ID,
-      fromBot: true,
+    world.botMessage(target.channel, {
       text,
       blocks,
       ...(target.threadTs ? { threadTs: target.threadTs } : {}),
-      files: [],
       ...(payload['response_type'] === 'in_channel' ? {} : { ephemeralFor: target.user }),
       via: 'response_url',
     });
     sendJson(res, 200, { ok: true });
   }
-}
-
-function streamZeros(res: ServerResponse, size: number): void {
-  const chunk = Buffer.alloc(64 * 1024);
-  let left = size;
-  const pump = (): void => {
-    while (left > 0) {
-      const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      left -= piece.length;
-      if (!res.write(piece)) return void res.once('drain', pump);
-    }
-    res.end();
-  };
-  res.on('close', () => (left = 0));
-  pump();
 }
 
 export async function listen(hooks: Hooks): Promise<Listening> {

@@ -1,4 +1,5 @@
 // A fake Slack (Web API, Socket Mode, response URLs, file uploads and downloads) for the real @slack/bolt.
+import { ChangeWaiters } from '../change-waiters.js';
 import { buttonsIn, isObject, showsButton } from './blocks.js';
 import { eventCallback, messageEvent, messageForPayload, userObject } from './events.js';
 import { listen, type Fault, type Listening } from './http.js';
@@ -32,8 +33,8 @@ export class FakeSlack {
   private readonly socket: SocketServer;
   private http: Listening | null = null;
   private readonly faults: Fault[] = [];
-  private readonly waiters = new Set<(error?: Error) => void>();
   private closed = false;
+  private readonly waiters: ChangeWaiters;
 
   constructor(options: FakeSlackOptions = {}) {
     this.world = new World(options);
@@ -43,6 +44,10 @@ export class FakeSlack {
     );
     this.world.deliver = (type, payload) => this.socket.send(type, payload);
     this.socket.onAck((ack) => this.applyAck(ack));
+    this.waiters = new ChangeWaiters(
+      (listener) => this.world.onChange(listener),
+      () => this.summary(),
+    );
   }
 
   async start(): Promise<this> {
@@ -422,40 +427,13 @@ export class FakeSlack {
 
   /** Resolves once `predicate` holds: re-checked on every change in the fake and every 10 ms. */
   waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'a condition'): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const finish = (error?: Error): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearInterval(poll);
-        unsubscribe();
-        this.waiters.delete(finish);
-        if (error) reject(error);
-        else resolve();
-      };
-      const probe = (): void => {
-        try {
-          if (predicate()) finish();
-        } catch (error) {
-          finish(error instanceof Error ? error : new Error(String(error)));
-        }
-      };
-      const timer = setTimeout(
-        () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${this.summary()}`)),
-        timeoutMs,
-      );
-      const poll = setInterval(probe, 10);
-      const unsubscribe = this.world.onChange(probe);
-      this.waiters.add(finish);
-      probe();
-    });
+    return this.waiters.waitFor(predicate, timeoutMs, what);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const reject of [...this.waiters]) reject(new Error('the fake Slack server was closed'));
+    this.waiters.closeAll('the fake Slack server was closed');
     this.socket.close();
     await this.http?.close();
   }
@@ -470,14 +448,8 @@ export class FakeSlack {
     if (!envelope) return;
     if (envelope.type === 'slash_commands' && typeof ack.payload?.['text'] === 'string') {
       const user = String(envelope.payload['user_id']);
-      this.world.addMessage({
-        ts: this.world.nextTs(),
-        channel: String(envelope.payload['channel_id']),
-        user: BOT_USER_ID,
-        fromBot: true,
+      this.world.botMessage(String(envelope.payload['channel_id']), {
         text: ack.payload['text'],
-        blocks: [],
-        files: [],
         ...(ack.payload['response_type'] === 'in_channel' ? {} : { ephemeralFor: user }),
         via: 'ack',
       });

@@ -80,16 +80,7 @@ function post(world: World, params: Json): FakeSlackMessage {
   if (!channel.botMember) fail('not_in_channel');
   const body = content(world, params);
   const threadTs = threadOf(world, channel.id, params);
-  const message = world.addMessage({
-    ts: world.nextTs(),
-    channel: channel.id,
-    user: BOT_USER_ID,
-    fromBot: true,
-    ...body,
-    ...(threadTs ? { threadTs } : {}),
-    files: [],
-    via: 'api',
-  });
+  const message = world.botMessage(channel.id, { ...body, ...(threadTs ? { threadTs } : {}), via: 'api' });
   world.deliver('events_api', eventCallback(world, messageEvent(world, message)));
   return message;
 }
@@ -195,14 +186,9 @@ export const METHODS: Record<string, Method> = {
         fail('user_not_in_channel');
       const body = content(world, params);
       const threadTs = params['thread_ts'] ? String(params['thread_ts']) : undefined;
-      const message = world.addMessage({
-        ts: world.nextTs(),
-        channel: channel.id,
-        user: BOT_USER_ID,
-        fromBot: true,
+      const message = world.botMessage(channel.id, {
         ...body,
         ...(threadTs ? { threadTs } : {}),
-        files: [],
         ephemeralFor: user,
         via: 'api',
       });
@@ -319,17 +305,7 @@ function completeUploads(world: World, params: Json): Json {
     const threadTs = threadOf(world, channel.id, params);
     const comment = params['initial_comment'] ? String(params['initial_comment']) : '';
     if ([...comment].length > world.textLimit) fail('msg_too_long');
-    world.addMessage({
-      ts: world.nextTs(),
-      channel: channel.id,
-      user: BOT_USER_ID,
-      fromBot: true,
-      text: comment,
-      blocks: [],
-      ...(threadTs ? { threadTs } : {}),
-      files,
-      via: 'api',
-    });
+    world.botMessage(channel.id, { text: comment, ...(threadTs ? { threadTs } : {}), files, via: 'api' });
   }
   return { files: files.map((f) => ({ ...fileObject(f), title: f.title })) };
 }

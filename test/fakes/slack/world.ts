@@ -130,6 +130,26 @@ export class World {
     return stored;
   }
 
+  /** A message from the bot (its ts, author and `fromBot` filled in). */
+  botMessage(
+    channel: string,
+    fields: Pick<FakeSlackMessage, 'text' | 'via'> &
+      Partial<Pick<FakeSlackMessage, 'blocks' | 'threadTs' | 'files' | 'ephemeralFor'>>,
+  ): FakeSlackMessage {
+    const { threadTs, ephemeralFor, ...rest } = fields;
+    return this.addMessage({
+      ts: this.nextTs(),
+      channel,
+      user: BOT_USER_ID,
+      fromBot: true,
+      blocks: [],
+      files: [],
+      ...rest,
+      ...(threadTs ? { threadTs } : {}),
+      ...(ephemeralFor ? { ephemeralFor } : {}),
+    });
+  }
+
   trigger(user: string): string {
     const id = `${this.counter + 1}.${Date.now()}.${this.id('X').slice(1).toLowerCase()}`;
     this.triggers.set(id, { user, at: Date.now(), used: false });
