@@ -9,7 +9,7 @@ import { encodeButton } from '../../src/channels/callback-data.js';
 import { systemClock } from '../../src/core/clock.js';
 import { ChannelRelay } from '../../src/sessions/channel-relay.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { openPrompt, permissionPrompt } from '../support/temp-store.js';
+import { openPrompt, permissionPrompt, relaySession } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 /** A message with buttons the bot sent, as the platform's fake holds it (live: edits show). */
@@ -71,15 +71,7 @@ export function channelContract(platform: string, harness: ContractHarness): voi
         isAlive: () => true,
       });
       expect(await relay.start()).toBe(true);
-      store.sessions.create({
-        id: SESSION,
-        agent: 'claude',
-        cwd: '/src/app',
-        pid: 1,
-        recording: null,
-        approveFrom: [channel.name],
-        label: 'app',
-      });
+      relaySession(store, SESSION, channel.name);
     });
 
     afterEach(async () => {

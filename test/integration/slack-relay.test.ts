@@ -17,7 +17,7 @@ import {
   shownText,
   slackChannelFor,
 } from '../support/slack-setup.js';
-import { openPrompt as openStoredPrompt, permissionPrompt } from '../support/temp-store.js';
+import { openPrompt as openStoredPrompt, permissionPrompt, relaySession } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -39,15 +39,7 @@ beforeEach(async () => {
   errors = [];
   relay = makeRelay();
   expect(await relay.start()).toBe(true);
-  store.sessions.create({
-    id: SESSION,
-    agent: 'claude',
-    cwd: '/src/app',
-    pid: 1,
-    recording: null,
-    approveFrom: ['slack'],
-    label: 'app',
-  });
+  relaySession(store, SESSION, 'slack');
 });
 
 function makeRelay(chats: ChatTarget[] = [{ chatId: CHANNEL }]): ChannelRelay {

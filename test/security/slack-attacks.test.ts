@@ -19,7 +19,7 @@ import {
   slackChannelFor,
   STRANGER,
 } from '../support/slack-setup.js';
-import { openPrompt, permissionPrompt } from '../support/temp-store.js';
+import { openPrompt, permissionPrompt, relaySession } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
 
 const SESSION = 'aaaaaaaa-0000-4000-8000-0000000000a7';
@@ -53,15 +53,7 @@ beforeEach(async () => {
     log: (line) => errors.push(line),
   });
   expect(await relay.start()).toBe(true);
-  store.sessions.create({
-    id: SESSION,
-    agent: 'claude',
-    cwd: '/src/app',
-    pid: 1,
-    recording: null,
-    approveFrom: ['slack'],
-    label: 'app',
-  });
+  relaySession(store, SESSION, 'slack');
   evilRequests = [];
   evil = createServer((req, res) => {
     evilRequests.push({ url: req.url ?? '', headers: req.headers });

@@ -9,29 +9,9 @@ import {
 import { frameProblem } from '../../src/channels/slack/connection.js';
 import { fromSlackText, toMrkdwn } from '../../src/channels/slack/mrkdwn.js';
 import type { PromptView } from '../../src/channels/view-types.js';
+import { samplePromptView } from '../support/prompt-views.js';
 
-function view(overrides: Partial<PromptView> = {}): PromptView {
-  return {
-    promptId: '0f1e2d3c-aaaa-bbbb-cccc-000000000001',
-    sessionId: '9a8b7c6d-aaaa-bbbb-cccc-000000000002',
-    nonce: 'abcdef0123456789abcdef0123456789',
-    kind: 'permission',
-    confidence: 'exact',
-    excerpt: 'Bash: touch x',
-    detail: 'Bash\n\ntouch x',
-    choices: [
-      { number: 1, label: 'Yes' },
-      { number: 2, label: "Yes, and don't ask again this session" },
-      { number: 3, label: 'No' },
-    ],
-    allowForSessionChoice: 2,
-    textChoice: 3,
-    safeDefault: '3. No',
-    expiresAt: 1_800_000_000_000,
-    origin: { host: 'box', agent: 'claude', label: 'proj', cwd: '/p' },
-    ...overrides,
-  };
-}
+const view = samplePromptView;
 
 const buttons = (blocks: Block[]) =>
   blocks.flatMap((b) => (b['type'] === 'actions' ? (b['elements'] as Block[]) : []));
