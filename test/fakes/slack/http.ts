@@ -1,8 +1,8 @@
 // The HTTP side: `/api/<method>` (form, JSON or multipart; Bearer token), injected faults, the call log,
 // the upload URLs, the file downloads (bot token required) and the response URLs.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { listenOnLoopback, type Listening } from '../loopback-server.js';
 import { streamZeros } from '../stream-zeros.js';
 import { checkBlocks, isObject } from './blocks.js';
 import type { FakeCall, FakeDownload, Json } from './types.js';
@@ -23,10 +23,7 @@ export interface Hooks {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
-export interface Listening {
-  port: number;
-  close(): Promise<void>;
-}
+export type { Listening } from '../loopback-server.js';
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -198,29 +195,9 @@ class Router {
 
 export async function listen(hooks: Hooks): Promise<Listening> {
   const router = new Router(hooks);
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    router.handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'internal_error', detail: String(error) });
-      else res.destroy();
-    });
-  });
-  server.on('upgrade', (req, socket, head) => hooks.upgrade(req, socket, head));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
+  return listenOnLoopback(
+    (req, res) => router.handle(req, res),
+    (res, error) => sendJson(res, 500, { ok: false, error: 'internal_error', detail: String(error) }),
+    (req, socket, head) => hooks.upgrade(req, socket, head),
+  );
 }
