@@ -139,6 +139,22 @@ export function channelContract(platform: string, harness: ContractHarness): voi
       expect(status(record.id)).toBe('awaiting_reply');
     });
 
+    it('a press after the prompt expired changes nothing', async () => {
+      const record = openPrompt(
+        store,
+        SESSION,
+        permissionPrompt({ detail: 'Bash command\n\ntouch late.txt', key: 'late' }),
+        500,
+      );
+      const prompt = await harness.prompt('touch late.txt');
+      await waitFor('the expiry', () => Date.now() > record.expiresAt);
+      await harness.toldPrivately(
+        harness.press(harness.owner, prompt, '1. Yes'),
+        /Not applied: the prompt expired/,
+      );
+      expect(status(record.id)).toBe('awaiting_reply');
+    });
+
     it('"No, and say why…": the words deny it with that reason', async () => {
       const record = ask('touch words.txt');
       const prompt = await harness.prompt('touch words.txt');

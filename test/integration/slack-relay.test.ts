@@ -178,6 +178,36 @@ describe('Slack relay', () => {
     );
   });
 
+  it('a question: a button per option, and Other… whose form answers in the agent\'s "Type something"', async () => {
+    const record = openStoredPrompt(
+      store,
+      SESSION,
+      permissionPrompt({
+        kind: 'question',
+        excerpt: 'Which color do you prefer?',
+        detail: 'Which color do you prefer?',
+        choices: [
+          { number: 1, label: 'Red', description: 'warm' },
+          { number: 2, label: 'Blue', description: 'cool' },
+          { number: 3, label: 'Type something.' },
+        ],
+        safeDefault: null,
+        allowForSessionChoice: undefined,
+        key: 'color',
+      }),
+    );
+    const prompt = await promptFor('Which color do you prefer?');
+    expect(buttonsOf(prompt).map((b) => b.label)).toEqual(['1. Red', '2. Blue', 'Other…']);
+    expect(shownText(prompt)).toContain('• *Red*: warm');
+    fake.userPressesButton({ user: OWNER, messageTs: prompt.ts, actionId: buttonId(prompt, 'Other…') });
+    await fake.waitFor(() => fake.views.some((v) => v.type === 'modal'), 10_000, 'the form');
+    const form = fake.views.find((v) => v.type === 'modal')!;
+    expect((form.view['title'] as { text: string }).text).toBe('Your own answer');
+    fake.userSubmitsForm({ user: OWNER, viewId: form.id, value: 'teal' });
+    await waitFor('the answer', () => store.prompts.get(record.id)?.status === 'reply_received');
+    expect(store.prompts.get(record.id)?.reply).toEqual({ type: 'choice', number: 3, text: 'teal' });
+  });
+
   it('a reply in the prompt\u2019s thread answers it; text elsewhere goes to the session', async () => {
     const record = openPrompt('touch thread.txt');
     const prompt = await promptFor('touch thread.txt');
