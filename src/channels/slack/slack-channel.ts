@@ -12,15 +12,7 @@ import type {
   PromptView,
 } from '../contract.js';
 import { fetchCapped } from '../download.js';
-import {
-  buttonElement,
-  homeView,
-  outcomeMessage,
-  promptMessage,
-  type Block,
-  type HomeSection,
-  type PromptMessage,
-} from './blocks.js';
+import { homeView, outcomeMessage, promptMessage, type HomeSection, type PromptMessage } from './blocks.js';
 import { firstLine, platformError, SLACK_API_ROOT, SlackConnection, type RetryConfig } from './connection.js';
 import { DM_PREFIX, SlackInbound } from './inbound.js';
 import { toMrkdwn } from './mrkdwn.js';
@@ -110,8 +102,13 @@ export class SlackChannel implements Channel {
     });
     this.connection = connection;
     try {
-      this.app = await connection.open((app) => inbound.register(app));
+      // The app is ours from before it connects: events may arrive as soon as the socket says hello.
+      await connection.open((app) => {
+        this.app = app;
+        inbound.register(app);
+      });
     } catch (error) {
+      this.app = null;
       this.connection = null;
       await connection.close();
       throw error;
@@ -193,40 +190,18 @@ export class SlackChannel implements Channel {
     });
   }
 
-  /** On the App Home (`APP_HOME`): one section a project, shown to every allowed person; elsewhere a message. */
+  /** The control panel lives on the App Home (`APP_HOME`): one section a project, shown to every allowed person. */
   async sendPanel(
     target: ChatTarget,
     text: string,
     buttons: PanelButton[][],
     ref?: MessageRef,
   ): Promise<MessageRef> {
-    if (target.chatId === APP_HOME) {
-      const key = ref?.messageId ?? `panel-${randomUUID().slice(0, 8)}`;
-      this.home.set(key, { text, buttons });
-      await this.publishHome(this.options.homeUsers?.() ?? []);
-      return { ...target, messageId: key };
-    }
-    const channel = await this.conversation(target);
-    const blocks: Block[] = [
-      { type: 'section', text: { type: 'mrkdwn', text: toMrkdwn(text).slice(0, 3_000) } },
-      {
-        type: 'actions',
-        elements: buttons
-          .flat()
-          .slice(0, 25)
-          .map((b) => buttonElement(b.label, b.data.slice(0, 255), b.style ?? 'secondary')),
-      },
-    ];
-    const message = { text: toMrkdwn(text).slice(0, 300), blocks };
-    if (ref) {
-      const edited = await this.api()
-        .chat.update({ channel, ts: ref.messageId, ...message } as never)
-        .then(() => true)
-        .catch(() => false);
-      if (edited) return ref;
-    }
-    const posted = await this.api().chat.postMessage({ channel, ...message, ...thread(target) } as never);
-    return { ...target, messageId: String(posted.ts ?? '') };
+    if (target.chatId !== APP_HOME) throw new Error('slack: the control panel lives on the App Home');
+    const key = ref?.messageId ?? `panel-${randomUUID().slice(0, 8)}`;
+    this.home.set(key, { text, buttons });
+    await this.publishHome(this.options.homeUsers?.() ?? []);
+    return { ...target, messageId: key };
   }
 
   private api(): App['client'] {
