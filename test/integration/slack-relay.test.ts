@@ -307,6 +307,18 @@ describe('Slack relay', () => {
     ]);
   });
 
+  it('a wrong bot token or app-level token: start fails with one line naming which', async () => {
+    const bot = slackChannelFor(fake, { token: 'xoxb-wrong-token-0000' });
+    await expect(bot.start(() => undefined)).rejects.toThrow(
+      /^slack refused the bot token \(invalid_auth\): check channels\.slack\.token/,
+    );
+    const app = slackChannelFor(fake, { appToken: 'xapp-1-A0-wrong-token' });
+    await expect(app.start(() => undefined)).rejects.toThrow(
+      /^slack refused the app-level token \(invalid_auth\): check channels\.slack\.app_token/,
+    );
+    expect(fake.socketStats.connections).toBe(1); // only the relay's own
+  });
+
   it('a storm of 429s (Retry-After) while sending a prompt: delivered exactly once', async () => {
     fake.rateLimitNext(4, { method: 'chat.postMessage', retryAfterSeconds: 0.2 });
     const record = openPrompt('touch storm.txt');
