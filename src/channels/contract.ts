@@ -29,7 +29,10 @@ export type InboundEvent =
       text: string;
       messageId: string;
       replyTo?: MessageRef;
-      /** Words from a form (Discord's modal): the reply is shown to the sender only. Absent for messages. */
+      /**
+       * Words from a form (Discord's modal, Slack's; these reply to a prompt's message) or a command (Slack's
+       * `/agent-bridge`): the reply is shown to the sender only. Absent for messages.
+       */
       acknowledge?(text: string): Promise<void>;
     }
   | {

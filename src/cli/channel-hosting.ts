@@ -1,5 +1,6 @@
 import type { Channel, ChatTarget } from '../channels/contract.js';
 import { DiscordChannel, DM_PREFIX } from '../channels/discord/discord-channel.js';
+import { APP_HOME, DM_PREFIX as SLACK_DM_PREFIX, SlackChannel } from '../channels/slack/slack-channel.js';
 import { TelegramChannel } from '../channels/telegram/telegram-channel.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -24,6 +25,14 @@ export interface HostingOptions {
   onAnswer?: () => void;
 }
 
+export interface RemoteChannel {
+  channel: Channel;
+  allowedUsers: Set<string>;
+  chats: ChatTarget[];
+  /** Where `serve` keeps the control panel (a Discord channel, Slack's App Home), if anywhere. */
+  panelChat?: ChatTarget;
+}
+
 /** A configured channel with who may use it and where its prompts go by default; null when not configured. */
 export function remoteChannel(
   name: string,
@@ -31,7 +40,7 @@ export function remoteChannel(
   clock: Clock,
   log: (line: string) => void,
   onReconnect?: () => void,
-): { channel: Channel; allowedUsers: Set<string>; chats: ChatTarget[] } | null {
+): RemoteChannel | null {
   const telegram = config.channels.telegram;
   if (name === 'telegram' && telegram) {
     const channel = new TelegramChannel({
@@ -69,9 +78,56 @@ export function remoteChannel(
     const chats = discord.channel_ids?.length
       ? discord.channel_ids.map((id) => ({ chatId: String(id) }))
       : discord.allowed_users.map((id) => ({ chatId: `${DM_PREFIX}${id}` }));
-    return { channel, allowedUsers: new Set(discord.allowed_users.map(String)), chats };
+    const general = discord.general_channel;
+    return {
+      channel,
+      allowedUsers: new Set(discord.allowed_users.map(String)),
+      chats,
+      ...(general ? { panelChat: { chatId: String(general) } } : {}),
+    };
   }
+  if (name === 'slack' && config.channels.slack) return slackChannel(config, clock, log, onReconnect);
   return null;
+}
+
+function slackChannel(
+  config: Config,
+  clock: Clock,
+  log: (line: string) => void,
+  onReconnect?: () => void,
+): RemoteChannel {
+  const slack = config.channels.slack!;
+  // The app listens in the channels it was given (and their threads) and in DMs; nowhere else.
+  const listened = new Set([
+    ...(slack.channel_ids ?? []),
+    ...config.repos.flatMap((repo) => (repo.channels?.slack ?? []).map(String)),
+  ]);
+  const token = slack.token ?? process.env.SLACK_BOT_TOKEN;
+  const appToken = slack.app_token ?? process.env.SLACK_APP_TOKEN;
+  if (!token)
+    throw new UsageError(
+      'channels.slack.token is missing: set it, or the SLACK_BOT_TOKEN environment variable',
+    );
+  if (!appToken)
+    throw new UsageError(
+      'channels.slack.app_token is missing: set it, or the SLACK_APP_TOKEN environment variable',
+    );
+  const allowed = [...slack.allowed_users];
+  const channel = new SlackChannel({
+    token,
+    appToken,
+    ...(slack.api_root ? { apiRoot: slack.api_root } : {}),
+    clock,
+    onError: log,
+    listensTo: (target, direct) => direct || listened.has(target.chatId),
+    homeUsers: () => allowed,
+    ...(onReconnect ? { onReconnect } : {}),
+  });
+  // Without channel ids, prompts go to each allowed person's DMs with the app.
+  const chats = slack.channel_ids?.length
+    ? slack.channel_ids.map((id) => ({ chatId: id }))
+    : allowed.map((id) => ({ chatId: `${SLACK_DM_PREFIX}${id}` }));
+  return { channel, allowedUsers: new Set(allowed), chats, panelChat: { chatId: APP_HOME } };
 }
 
 /** Who may use each configured channel (a reload applies new lists without restarting). */
@@ -81,6 +137,7 @@ export function allowlists(config: Config): Map<string, Set<string>> {
     lists.set('telegram', new Set(config.channels.telegram.allowed_users.map(String)));
   if (config.channels.discord)
     lists.set('discord', new Set(config.channels.discord.allowed_users.map(String)));
+  if (config.channels.slack) lists.set('slack', new Set(config.channels.slack.allowed_users));
   return lists;
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { ServeOptions } from './commands/serve.js';
 import type { SetupDiscordOptions } from './commands/setup-discord.js';
 import { examples, portNumber, positiveInt, positiveIntOrZero } from './command-options.js';
+import type { SetupSlackOptions } from './commands/setup-slack.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { addOperationalCommands } from './operational-commands.js';
 
@@ -289,6 +290,42 @@ function addSetupCommands(program: Command): void {
       const { setupDiscordCommand } = await import('./commands/setup-discord.js');
       await setupDiscordCommand(options);
     });
+  addSetupSlack(setup);
+}
+
+function addSetupSlack(setup: Command): void {
+  setup
+    .command('slack')
+    .description(
+      'connect a Slack app (Socket Mode): checks both tokens, writes the config file (readable only by you), prints the app manifest',
+    )
+    .option('--token <token>', 'the bot token, xoxb-… (asked when missing)')
+    .option('--app-token <token>', 'the app-level token for Socket Mode, xapp-… (asked when missing)')
+    .option(
+      '--user <id>',
+      'a Slack member id allowed to drive sessions, U… (repeatable; asked when missing)',
+      repeat,
+    )
+    .option(
+      '--channel <id>',
+      'a channel where prompts of `run --approve-from slack` go, C… (repeatable; default: your DMs with the app)',
+      repeat,
+    )
+    .option('--api-root <url>', 'another Web API root, e.g. a local fake: http://127.0.0.1:PORT/api/')
+    .option('--manifest', 'only print the app manifest to paste at api.slack.com/apps')
+    .option('--config <file>', CONFIG_TO_WRITE)
+    .addHelpText(
+      'after',
+      examples(
+        'agent-bridge setup slack --manifest > manifest.yaml',
+        'agent-bridge setup slack',
+        'agent-bridge setup slack --token xoxb-... --app-token xapp-... --user U0123ABCD --channel C0123ABCD',
+      ),
+    )
+    .action(async (options: SetupSlackOptions) => {
+      const { setupSlackCommand } = await import('./commands/setup-slack.js');
+      await setupSlackCommand(options);
+    });
 }
 
 function addConfigCommands(program: Command): void {
@@ -302,7 +339,7 @@ function addConfigCommands(program: Command): void {
     .requiredOption('--dir <dir>', 'the folder the agent works in (must exist; ~ is your home)')
     .requiredOption(
       '--channel <channel:id>',
-      'where the repo is reached, e.g. telegram:123456789 or discord:1122334455 (a bare id is Discord; repeatable)',
+      'where the repo is reached, e.g. telegram:123456789, discord:1122334455 or slack:C0123ABCD (a bare id is Discord; repeatable)',
       (v: string, p: string[] | undefined) => [...(p ?? []), v],
     )
     .option('--agent <agent>', 'claude, codex, gemini, ... (default: defaults.agent, which is claude)')
@@ -317,6 +354,7 @@ function addConfigCommands(program: Command): void {
       examples(
         'agent-bridge add-repo --dir ~/src/api --channel telegram:123456789',
         'agent-bridge add-repo --name web --dir . --agent codex --channel discord:1122334455',
+        'agent-bridge add-repo --dir ~/src/app --channel slack:C0123ABCD',
         'agent-bridge add-repo --dir ~/src/api --channel telegram:123456789 -- --model sonnet',
       ),
     )

@@ -36,6 +36,10 @@ export function parseChannelSpec(spec: string): { channel: RepoChannel; id: stri
   if (!id) throw new RepoSpecError(`--channel ${spec}: expected <channel>:<id>, e.g. telegram:123456789`);
   if ((channel === 'telegram' && !/^-?\d+$/.test(id)) || (channel === 'discord' && !/^\d+$/.test(id)))
     throw new RepoSpecError(`--channel ${spec}: a ${channel} id is a number, e.g. ${channel}:123456789`);
+  if (channel === 'slack' && !/^[CGD][A-Z0-9]{2,31}$/.test(id))
+    throw new RepoSpecError(
+      `--channel ${spec}: a Slack channel id looks like C0123ABCD (channel details → Copy channel ID), e.g. slack:C0123ABCD`,
+    );
   if (/\s/.test(id)) throw new RepoSpecError(`--channel ${spec}: an id has no spaces`);
   const asNumber = /^-?\d+$/.test(id) ? Number(id) : NaN;
   return { channel, id: Number.isSafeInteger(asNumber) ? asNumber : id };

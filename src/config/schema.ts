@@ -40,6 +40,35 @@ const discord = z
   })
   .strict();
 
+/** Slack ids are uppercase letters and digits: people U…/W…, channels C… (public), G… (private), D… (DMs). */
+const slackUser = z
+  .string()
+  .regex(/^[UW][A-Z0-9]{2,31}$/, 'a Slack member id (U…: profile → ⋮ → Copy member ID)');
+const slackChannel = z
+  .string()
+  .regex(/^[CGD][A-Z0-9]{2,31}$/, 'a Slack channel id (C…: channel details → Copy channel ID)');
+
+const slack = z
+  .object({
+    /** The bot token (`xoxb-…`); default: the SLACK_BOT_TOKEN environment variable. */
+    token: z
+      .string()
+      .regex(/^xoxb-/, 'the bot token (xoxb-…: OAuth & Permissions → Bot User OAuth Token)')
+      .optional(),
+    /** The app-level token for Socket Mode (`xapp-…`); default: the SLACK_APP_TOKEN environment variable. */
+    app_token: z
+      .string()
+      .regex(/^xapp-/, 'the app-level token (xapp-…: Basic Information → App-Level Tokens)')
+      .optional(),
+    /** Slack member ids; everyone listed may drive sessions and answer prompts. */
+    allowed_users: z.array(slackUser).min(1, 'at least one Slack member id'),
+    /** Where prompts of `run --approve-from slack` go (default: each allowed user's DMs with the app). */
+    channel_ids: z.array(slackChannel).optional(),
+    /** Another Web API root (e.g. a local fake), `http://host:port/api/`; the socket URL comes from it. */
+    api_root: z.string().url().optional(),
+  })
+  .strict();
+
 /** How an agent treats permissions (Claude Code's modes; `bypassPermissions` skips every prompt). */
 export const permissionMode = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
 const isolation = z.enum(['none', 'worktree']);
@@ -55,8 +84,10 @@ const threadDefaults = z
 
 const threadEntry = threadDefaults
   .extend({
-    /** The thread's id (Discord thread, Telegram forum topic). */
-    id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]),
+    /** The thread's id (Discord thread, Telegram forum topic, Slack thread: its first message's ts). */
+    id: z.union([z.string().regex(/^\d+(\.\d+)?$/), z.number().int().positive()], {
+      error: 'a thread id: digits; a Slack thread\'s in quotes, e.g. "1712345678.123456"',
+    }),
     channel: z.enum(['discord', 'telegram', 'slack']).optional(),
     /** The chat the thread is in. */
     chat: z.union([z.string(), z.number()]).optional(),
@@ -126,7 +157,7 @@ export const configSchema = z
   .object({
     defaults: defaults.prefault({}),
     channels: z
-      .object({ telegram: telegram.optional(), discord: discord.optional() })
+      .object({ telegram: telegram.optional(), discord: discord.optional(), slack: slack.optional() })
       .passthrough()
       .prefault({}),
     repos: z.array(repo).default([]),
@@ -136,6 +167,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type TelegramConfig = z.infer<typeof telegram>;
 export type DiscordConfig = z.infer<typeof discord>;
+export type SlackConfig = z.infer<typeof slack>;
 export type RepoConfig = z.infer<typeof repo>;
 export type ThreadEntry = z.infer<typeof threadEntry>;
 export type PermissionMode = z.infer<typeof permissionMode>;

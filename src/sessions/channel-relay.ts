@@ -400,7 +400,8 @@ export class ChannelRelay {
       ? store.channels.promptForMessage(this.books, event.replyTo.chatId, event.replyTo.messageId)
       : null;
     // A form answers its prompt, never anything else: words for a prompt we do not know are not typed anywhere.
-    if (!promptId && event.acknowledge) return reply('This prompt is no longer waiting for an answer.');
+    if (!promptId && event.acknowledge && event.replyTo)
+      return reply('This prompt is no longer waiting for an answer.');
     if (promptId) {
       const outcome = answerPrompt(store, {
         promptRef: promptId,

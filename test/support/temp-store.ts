@@ -63,3 +63,16 @@ export function openPrompt(store: Store, sessionId: string, prompt: DetectedProm
   store.prompts.transition(record.id, 'awaiting_reply');
   return store.prompts.get(record.id)!;
 }
+
+/** A session of `run --approve-from <channel>` in a store, as a relay serves it (label `app`, in /src/app). */
+export function relaySession(store: Store, id: string, channel: string) {
+  return store.sessions.create({
+    id,
+    agent: 'claude',
+    cwd: '/src/app',
+    pid: 1,
+    recording: null,
+    approveFrom: [channel],
+    label: 'app',
+  });
+}

@@ -111,6 +111,7 @@ describe('--channel values', () => {
     // Beyond 2^53 a number would be rounded: a real Discord snowflake stays a string.
     ['discord:1234567890123456789', { channel: 'discord', id: '1234567890123456789' }],
     ['slack:C0123ABCD', { channel: 'slack', id: 'C0123ABCD' }],
+    ['slack:G0PRIVATE1', { channel: 'slack', id: 'G0PRIVATE1' }],
     ['terminal:main', { channel: 'terminal', id: 'main' }],
     // A bare id is a Discord channel (seed 000).
     ['1122334455', { channel: 'discord', id: 1122334455 }],
@@ -123,7 +124,10 @@ describe('--channel values', () => {
     ['telegram:', /expected <channel>:<id>/],
     ['telegram:me', /a telegram id is a number/],
     ['discord:-5', /a discord id is a number/],
-    ['slack:a b', /no spaces/],
+    ['terminal:a b', /no spaces/],
+    ['slack:a b', /a Slack channel id looks like C0123ABCD/],
+    ['slack:#general', /a Slack channel id looks like C0123ABCD/],
+    ['slack:U0123ABCD', /a Slack channel id looks like C0123ABCD/],
     ['12', /unknown channel "12"/],
   ])('refuses %s', (spec, message) => expect(() => parseChannelSpec(spec)).toThrow(message));
 

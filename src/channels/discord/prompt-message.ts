@@ -1,5 +1,6 @@
-import { encodeButton, type ButtonValue } from '../callback-data.js';
+import { encodeButton } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
+import { choicesCut, describeDecider, planButtons, shorten } from '../prompt-buttons.js';
 import { answerIcon, KIND_TITLES } from '../view-types.js';
 
 /**
@@ -42,7 +43,7 @@ export function promptContent(prompt: PromptView): string {
   if (prompt.kind === 'unknown')
     notes.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
   // A button shows at most 80 characters: the options are spelled out in full where one would be cut.
-  if (prompt.choices.some((c) => `${c.number}. ${c.label}`.length > BUTTON_LABEL_MAX))
+  if (choicesCut(prompt, BUTTON_LABEL_MAX))
     notes.push(shorten(prompt.choices.map((c) => `**${c.number}.** ${c.label}`).join('\n'), 600));
   const fallback = prompt.safeDefault ? `then: ${shorten(prompt.safeDefault, 80)}` : 'then nothing is typed';
   const expires = Math.floor(prompt.expiresAt / 1000);
@@ -55,62 +56,17 @@ export function promptContent(prompt: PromptView): string {
 }
 
 export function promptComponents(prompt: PromptView): DiscordActionRow[] {
-  const button = (label: string, value: ButtonValue, style: number = STYLE.primary): DiscordButton => ({
-    type: 2,
-    style,
-    label: shorten(label, BUTTON_LABEL_MAX),
-    custom_id: encodeButton(prompt.promptId, prompt.sessionId, prompt.nonce, value),
-  });
-  const other = (label = 'Other…') => button(label, 'o', STYLE.secondary);
-  const typed = prompt.textChoice !== null;
-  // Only prompts without the agent's own options get buttons of ours.
-  const kindRow = (): DiscordButton[] | null => {
-    if (prompt.choices.length > 0) return null;
-    switch (prompt.kind) {
-      case 'unknown':
-        return [
-          button('⏎ Send Enter', 'e', STYLE.secondary),
-          button('✖ Cancel', 'c', STYLE.secondary),
-          button('📄 Show more', 'm', STYLE.secondary),
-          other('Answer…'),
-        ];
-      case 'free_text':
-        return [other('Answer…')];
-      case 'confirm_enter':
-        return [button('⏎ Press Enter', 'e')];
-      case 'question':
-        return typed ? [other()] : null;
-      default:
-        // yes/no, and a permission or plan that came without options.
-        return [button('Yes', 'y', STYLE.success), button('No', 'n', STYLE.danger)];
-    }
-  };
-  const choiceStyle = (label: string, index: number): number =>
-    NEGATIVE.test(label)
-      ? STYLE.danger
-      : index === 0 && prompt.kind !== 'question'
-        ? STYLE.success
-        : STYLE.primary;
-  const choiceRows = (): DiscordButton[][] => {
-    const buttons = prompt.choices
-      .filter((c) => prompt.kind !== 'question' || c.number !== prompt.textChoice)
-      .map((c, i) =>
-        button(`${c.number}. ${c.label}`, `${c.number}` as ButtonValue, choiceStyle(c.label, i)),
-      );
-    const rows: DiscordButton[][] = [];
-    for (let i = 0; i < buttons.length; i += PER_ROW) rows.push(buttons.slice(i, i + PER_ROW));
-    if (typed) rows.push([other(prompt.kind === 'question' ? 'Other…' : 'No, and say why…')]);
-    return rows;
-  };
-  const own = kindRow();
-  const rows = own ? [own] : choiceRows();
-  const defaultApplies = prompt.kind !== 'permission' && prompt.kind !== 'plan' && prompt.kind !== 'unknown';
-  if (prompt.safeDefault && defaultApplies)
-    rows.push([button(`Use default (${shorten(prompt.safeDefault, 40)})`, 'd', STYLE.secondary)]);
-  return toRows(rows);
+  return toRows(
+    planButtons(prompt, { labelMax: BUTTON_LABEL_MAX, perRow: PER_ROW }).map((row) =>
+      row.map((b) => ({
+        type: 2 as const,
+        style: STYLE[b.style],
+        label: b.label,
+        custom_id: encodeButton(prompt.promptId, prompt.sessionId, prompt.nonce, b.value),
+      })),
+    ),
+  );
 }
-
-const NEGATIVE = /^(no|deny|reject|don't|do not)\b/i;
 
 export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): string {
   const who = outcome.decidedBy ? describeWho(outcome.decidedBy) : 'someone';
@@ -133,9 +89,9 @@ export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): stri
 
 /** `discord:123` shows as a mention, so people see a name. */
 function describeWho(decidedBy: string): string {
-  if (decidedBy === 'auto:timeout') return 'timeout';
-  const discord = /^discord:(\d+)$/.exec(decidedBy);
-  return discord ? `<@${discord[1]}>` : decidedBy;
+  return describeDecider(decidedBy, (platform, id) =>
+    platform === 'discord' && /^\d+$/.test(id) ? `<@${id}>` : null,
+  );
 }
 
 export function codeBlock(text: string): string {
@@ -147,8 +103,4 @@ function toRows(rows: DiscordButton[][]): DiscordActionRow[] {
     .filter((row) => row.length > 0)
     .slice(0, MAX_ROWS)
     .map((row) => ({ type: 1, components: row.slice(0, PER_ROW) }));
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }

@@ -50,7 +50,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const channels = buildChannels(config, withTerminal, log);
   if (channels.length === 0 && !options.web) {
     throw new CliFailure(
-      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup discord or setup telegram, or serve --terminal)`,
+      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup slack, setup discord or setup telegram, or serve --terminal)`,
     );
   }
   const store = openStore();
@@ -172,14 +172,13 @@ function buildChannels(config: Config, withTerminal: boolean, log: (line: string
   for (const name of REMOTE_CHANNELS) {
     const remote = remoteChannel(name, config, systemClock, log);
     if (!remote) continue;
-    const general = name === 'discord' ? config.channels.discord?.general_channel : undefined;
     channels.push({
       channel: remote.channel,
       allowedUsers: remote.allowedUsers,
       defaultChats: remote.chats,
       exclusive: true,
       threads: true,
-      ...(general ? { panelChat: { chatId: String(general) } } : {}),
+      ...(remote.panelChat ? { panelChat: remote.panelChat } : {}),
     });
   }
   if (withTerminal) {

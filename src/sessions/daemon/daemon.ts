@@ -325,7 +325,11 @@ export class Daemon {
 
   private async onText(entry: DaemonChannel, event: TextEvent): Promise<boolean> {
     const channel = entry.channel.name;
-    const reply = (text: string) => entry.channel.sendText(event.target, text).then(() => true);
+    // A command from a form of the platform's (Slack's /agent-bridge) is answered to its sender only.
+    const reply = (text: string) =>
+      (event.acknowledge ? event.acknowledge(text) : entry.channel.sendText(event.target, text)).then(
+        () => true,
+      );
     const parent = this.repoForChat(channel, event.target);
     if (!parent) return false;
     const route = routeMessage(event.text);

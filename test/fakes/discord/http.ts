@@ -1,7 +1,8 @@
 // The HTTP side: `/api/v10/...` routing, the bot token, injected faults, the call log and attachment downloads.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { listenOnLoopback, type Listening } from '../loopback-server.js';
+import { streamZeros } from '../stream-zeros.js';
 import { ApiError } from './errors.js';
 import { channelRoutes } from './rest-channels.js';
 import { interactionRoutes } from './rest-interactions.js';
@@ -27,10 +28,7 @@ export interface Hooks {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
-export interface Listening {
-  port: number;
-  close(): Promise<void>;
-}
+export type { Listening } from '../loopback-server.js';
 
 function matchRoute(
   method: string,
@@ -148,24 +146,6 @@ class Router {
   }
 }
 
-function streamZeros(res: ServerResponse, size: number): void {
-  const chunk = Buffer.alloc(64 * 1024);
-  let left = size;
-  const pump = (): void => {
-    while (left > 0) {
-      const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      left -= piece.length;
-      if (!res.write(piece)) {
-        res.once('drain', pump);
-        return;
-      }
-    }
-    res.end();
-  };
-  res.on('close', () => (left = 0));
-  pump();
-}
-
 function majorId(params: Record<string, string>): string {
   return params['channelId'] ?? params['guildId'] ?? params['token'] ?? params['applicationId'] ?? '';
 }
@@ -184,30 +164,9 @@ function defaultFaultBody(status: number): Json {
 
 export async function listen(hooks: Hooks): Promise<Listening> {
   const router = new Router(hooks);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
-    router.handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { message: String(error), code: 0 }, {});
-      else res.destroy();
-    });
-  });
-  server.on('upgrade', (req, socket, head) => hooks.upgrade(req, socket, head));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await new Promise((resolve) => setImmediate(resolve));
-      server.closeAllConnections();
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
+  return listenOnLoopback(
+    (req, res) => router.handle(req, res),
+    (res, error) => send(res, 500, { message: String(error), code: 0 }, {}),
+    (req, socket, head) => hooks.upgrade(req, socket, head),
+  );
 }

@@ -1,4 +1,5 @@
 // A fake Discord (REST API v10 + gateway) on 127.0.0.1 for the real discord.js client. See README.md here.
+import { ChangeWaiters } from '../change-waiters.js';
 import { Gateway } from './gateway.js';
 import { listen, type Fault, type Listening } from './http.js';
 import { channelWire } from './serialize.js';
@@ -48,7 +49,10 @@ export class FakeDiscord {
   private readonly world: World;
   private readonly gateway: Gateway;
   private readonly faults: Fault[] = [];
-  private readonly waiters = new Set<(error: Error) => void>();
+  private readonly waiters = new ChangeWaiters(
+    (listener) => this.world.onChange(listener),
+    () => this.summary(),
+  );
   private http: Listening | undefined;
   private closed = false;
 
@@ -208,41 +212,14 @@ export class FakeDiscord {
 
   /** Resolves once `predicate` holds: re-checked on every change in the fake and every 10 ms. */
   waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'a condition'): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const finish = (error?: Error): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearInterval(poll);
-        unsubscribe();
-        this.waiters.delete(finish);
-        if (error) reject(error);
-        else resolve();
-      };
-      const probe = (): void => {
-        try {
-          if (predicate()) finish();
-        } catch (error) {
-          finish(error instanceof Error ? error : new Error(String(error)));
-        }
-      };
-      const timer = setTimeout(
-        () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; ${this.summary()}`)),
-        timeoutMs,
-      );
-      const poll = setInterval(probe, 10);
-      const unsubscribe = this.world.onChange(probe);
-      this.waiters.add(finish);
-      probe();
-    });
+    return this.waiters.waitFor(predicate, timeoutMs, what);
   }
 
   /** Closes the gateway sockets and the server; pending waits reject. Destroy the client first. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const reject of [...this.waiters]) reject(new Error('the fake Discord server was closed'));
+    this.waiters.closeAll('the fake Discord server was closed');
     this.gateway.close();
     await this.http?.close();
   }
