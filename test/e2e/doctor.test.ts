@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/server.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { claudeBinary } from '../support/claude-env.js';
 import { cli } from '../support/cli-under-pty.js';
@@ -15,6 +16,7 @@ let data: string;
 let env: Record<string, string>;
 let telegram: FakeTelegram;
 let discord: FakeDiscord;
+let slack: FakeSlack;
 let busy: Server | undefined;
 
 beforeEach(async () => {
@@ -28,15 +30,16 @@ beforeEach(async () => {
     AGENT_BRIDGE_CLAUDE_PATH: claudeBinary(),
     DISABLE_AUTOUPDATER: '1',
   };
-  [telegram, discord] = await Promise.all([
+  [telegram, discord, slack] = await Promise.all([
     startFakeTelegram({ botUsername: 'doc_bot' }),
     startFakeDiscord(),
+    startFakeSlack(),
   ]);
 });
 afterEach(async () => {
   busy?.close();
   busy = undefined;
-  await Promise.all([telegram.close(), discord.close()]);
+  await Promise.all([telegram.close(), discord.close(), slack.close()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -61,6 +64,11 @@ function writeConfig(options: { telegramToken?: string; agent?: string } = {}): 
       `    token: ${discord.token}`,
       "    allowed_users: ['123456789012345678']",
       `    api_root: ${discord.restApi}`,
+      '  slack:',
+      `    token: ${slack.token}`,
+      `    app_token: ${slack.appToken}`,
+      "    allowed_users: ['U0OWNER001']",
+      `    api_root: ${slack.apiRoot}`,
       'repos:',
       '  - name: api',
       `    dir: ${path.join(dir, 'api')}`,
@@ -96,6 +104,7 @@ describe('agent-bridge doctor', () => {
     expect(result.stdout).toContain(`✓ ${config}: 1 repository`);
     expect(result.stdout).toContain('✓ telegram: bot @doc_bot accepts its token');
     expect(result.stdout).toContain(`✓ discord: bot ${discord.botUser.username} accepts its token`);
+    expect(result.stdout).toMatch(/^✓ slack: bot .+ of .+ accepts its tokens$/m);
     expect(result.stdout).toMatch(/^✓ Claude Code's hooks reach agent-bridge on http:\/\/127\.0\.0\.1:\d+$/m);
     expect(result.stdout).toMatch(/Everything agent-bridge needs works here\.\n$/);
     expect(telegram.calls.some((c) => c.method === 'getMe')).toBe(true);
@@ -114,6 +123,7 @@ describe('agent-bridge doctor', () => {
         'config',
         'channel:telegram',
         'channel:discord',
+        'channel:slack',
         'web-port',
         'hooks',
       ]),

@@ -4,7 +4,8 @@ import { slackManifest } from '../../channels/slack/manifest.js';
 import { editConfigFile } from '../../config/edit.js';
 import { CONFIG_FILE_NAME, findConfigFile } from '../../config/load.js';
 import { dataDir } from '../../store/paths.js';
-import { CliFailure, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { SLACK_API_ROOT, slackBotIdentity } from '../token-checks.js';
 import { stdoutTarget, type OutputTarget } from '../output.js';
 import { ask } from './setup.js';
 
@@ -19,7 +20,6 @@ export interface SetupSlackOptions {
   manifest?: boolean;
 }
 
-const SLACK_API = 'https://slack.com/api/';
 const MEMBER = /^[UW][A-Z0-9]{2,31}$/;
 const CONVERSATION = /^[CGD][A-Z0-9]{2,31}$/;
 
@@ -65,8 +65,8 @@ export async function setupSlackCommand(
       throw new UsageError(
         `channel ${id}: a Slack channel id looks like C0123ABCD (channel details → Copy channel ID)`,
       );
-  const apiRoot = options.apiRoot ?? SLACK_API;
-  const app = await checkTokens(token, appToken, apiRoot);
+  const apiRoot = options.apiRoot ?? SLACK_API_ROOT;
+  const app = await slackBotIdentity(token, appToken, apiRoot);
   const file =
     findConfigFile(options.config, dataDir()) ?? options.config ?? path.join(dataDir(), CONFIG_FILE_NAME);
   const changes: Array<{ path: string[]; value: unknown }> = [
@@ -87,35 +87,3 @@ export async function setupSlackCommand(
         : `\nThe app's manifest (api.slack.com/apps → your app → App Manifest; agent-bridge setup slack --manifest prints it alone):\n\n${manifestText()}`),
   );
 }
-
-async function checkTokens(
-  token: string,
-  appToken: string,
-  apiRoot: string,
-): Promise<{ user: string; team: string }> {
-  const { webApi } = await import('@slack/bolt');
-  const client = (key: string) =>
-    new webApi.WebClient(key, { slackApiUrl: apiRoot, retryConfig: { retries: 1 }, timeout: 15_000 });
-  const refused = (what: string, error: unknown): never => {
-    const code = (error as { data?: { error?: string } }).data?.error;
-    if (code)
-      throw new CliFailure(`Slack refused the ${what} (${code}): ${HOW_TO_FIX[code] ?? 'copy it again'}`);
-    throw new CliFailure(`could not reach Slack at ${apiRoot}: ${(error as Error).message.split('\n')[0]}`);
-  };
-  const me = await client(token)
-    .auth.test()
-    .catch((error: unknown) => refused('bot token', error));
-  await client(appToken)
-    .apps.connections.open()
-    .catch((error: unknown) => refused('app-level token', error));
-  return { user: String(me.user ?? 'agent-bridge'), team: String(me.team ?? '?') };
-}
-
-const HOW_TO_FIX: Record<string, string> = {
-  invalid_auth: 'copy it again from the app settings',
-  not_authed: 'copy it again from the app settings',
-  token_revoked: 'the app was uninstalled or the token reissued: reinstall the app and copy the new token',
-  account_inactive: 'the app was uninstalled: reinstall it to the workspace',
-  not_allowed_token_type: 'the bot token starts with xoxb-, the app-level token with xapp-',
-  missing_scope: 'the app-level token needs the connections:write scope',
-};

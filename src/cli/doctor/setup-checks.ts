@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from '../../config/load.js';
 import { keyLines } from '../../config/repos.js';
 import type { Config } from '../../config/schema.js';
 import { checkRepos } from '../commands/config.js';
-import { discordBotName, telegramBotName } from '../token-checks.js';
+import { discordBotName, slackBotIdentity, telegramBotName } from '../token-checks.js';
 import { within, type CheckResult } from './check.js';
 import { readFileSync } from 'node:fs';
 
@@ -89,7 +89,7 @@ export function configCheck(file: string | null): { result: CheckResult; config:
   };
 }
 
-/** Each configured chat channel's token, asked of its platform (getMe, GET /users/@me). */
+/** Each configured chat channel's token, asked of its platform (getMe, GET /users/@me, auth.test). */
 export async function channelChecks(config: Config | null): Promise<CheckResult[]> {
   const checks: Array<Promise<CheckResult>> = [];
   const telegram = config?.channels.telegram;
@@ -119,6 +119,26 @@ export async function channelChecks(config: Config | null): Promise<CheckResult[
           }),
     );
   }
+  const slack = config?.channels.slack;
+  if (slack) {
+    const token = slack.token ?? process.env.SLACK_BOT_TOKEN;
+    const appToken = slack.app_token ?? process.env.SLACK_APP_TOKEN;
+    checks.push(
+      token && appToken
+        ? tokenCheck(
+            'slack',
+            () => slackBotIdentity(token, appToken, slack.api_root).then((me) => `${me.user} of ${me.team}`),
+            (name) => `bot ${name}`,
+            'accepts its tokens',
+          )
+        : Promise.resolve({
+            id: 'channel:slack',
+            status: 'fail',
+            detail: `channels.slack has no ${token ? 'app_token' : 'token'} and ${token ? 'SLACK_APP_TOKEN' : 'SLACK_BOT_TOKEN'} is not set`,
+            fix: 'agent-bridge setup slack',
+          }),
+    );
+  }
   return Promise.all(checks);
 }
 
@@ -126,12 +146,13 @@ async function tokenCheck(
   channel: string,
   ask: () => Promise<string>,
   describe: (name: string) => string,
+  verdict = 'accepts its token',
 ): Promise<CheckResult> {
   try {
     return {
       id: `channel:${channel}`,
       status: 'ok',
-      detail: `${channel}: ${describe(await ask())} accepts its token`,
+      detail: `${channel}: ${describe(await ask())} ${verdict}`,
     };
   } catch (error) {
     return {
