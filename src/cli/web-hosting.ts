@@ -54,9 +54,11 @@ export async function startWeb(
     log: (line: string) => void;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
+  if (Boolean(options.tlsCert) !== Boolean(options.tlsKey))
+    throw new UsageError('give both --tls-cert and --tls-key (a certificate and its private key, PEM)');
   const tls =
     options.tlsCert && options.tlsKey
-      ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }
+      ? { cert: readPem('--tls-cert', options.tlsCert), key: readPem('--tls-key', options.tlsKey) }
       : undefined;
   if (!LOOPBACK.has(options.host)) {
     if (!tls && !options.insecure) {
@@ -102,4 +104,19 @@ export async function startWeb(
       await server.close();
     },
   };
+}
+
+/** A PEM file named on the command line: its bytes, or a usage error that names the option and the file. */
+function readPem(option: string, file: string): Buffer {
+  let pem: Buffer;
+  try {
+    pem = readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by you' : code;
+    throw new UsageError(`${option} ${file}: ${why}`);
+  }
+  if (!pem.includes('-----BEGIN '))
+    throw new UsageError(`${option} ${file}: not a PEM file (-----BEGIN … -----)`);
+  return pem;
 }

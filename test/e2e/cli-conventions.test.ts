@@ -64,4 +64,22 @@ describe('the program', () => {
       expect(JSON.parse(result.stdout)).toEqual({ ok: false, code: 'not_found', reason: 'no prompt abcd' });
     }
   });
+
+  it('serve refuses a port that is not one, or TLS files it cannot read, with one line (exit 2)', async () => {
+    const port = await cli(['serve', '--no-terminal', '--port', '99999'], env);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toMatch(
+      /^error: option '--port <n>' argument '99999' is invalid\. expected a port number/,
+    );
+    const tls = await cli(
+      ['serve', '--no-terminal', '--port', '0', '--tls-cert', '/no/cert.pem', '--tls-key', '/no/key.pem'],
+      env,
+    );
+    expect(tls).toMatchObject({ code: 2, stderr: 'agent-bridge: --tls-cert /no/cert.pem: no such file\n' });
+    const half = await cli(['serve', '--no-terminal', '--port', '0', '--tls-cert', '/no/cert.pem'], env);
+    expect(half).toMatchObject({
+      code: 2,
+      stderr: 'agent-bridge: give both --tls-cert and --tls-key (a certificate and its private key, PEM)\n',
+    });
+  });
 });

@@ -56,6 +56,12 @@ describe('agent-bridge serve with the real Claude Code', () => {
     writeConfig(false);
     serve = new CliUnderPty(['serve', '--config', configFile, '--no-web'], { cwd: project, env });
     await serve.waitForText('agent-bridge serve: proj on telegram');
+    // It says which repository runs which agent where, reached from which chats, and what to type here.
+    await serve.waitForText('/help lists the commands');
+    const banner = await serve.screen();
+    expect(banner).toContain(`agent-bridge serve: proj on telegram, terminal (${configFile}); Ctrl-C to stop`);
+    expect(banner).toContain(`  proj: claude in ${project}, from telegram ${OWNER}`);
+    expect(banner).toContain('agent-bridge serve: type a message for proj here; /help lists the commands');
     telegram.userSendsText({ userId: OWNER, text: 'hello there' });
     const answer = await telegram.waitForMessage(
       (m) => /Hello from the fake model! You said: hello there/.test(m.text ?? ''),

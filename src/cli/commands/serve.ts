@@ -18,6 +18,7 @@ import { daemonSettings } from '../daemon-settings.js';
 import { LiveSessions } from '../../sessions/live-sessions.js';
 import { startWeb } from '../web-hosting.js';
 import { openDaemonLog } from '../daemon-log.js';
+import { serveBanner } from '../serve-banner.js';
 import { readFileSync } from 'node:fs';
 import { CliFailure } from '../errors.js';
 import { isProcessAlive } from '../process.js';
@@ -59,12 +60,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   );
   const relayStore = openStore();
   const live = new LiveSessions();
+  const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file));
   const daemon = new Daemon({
     store,
     relayStore,
     live,
     clock: systemClock,
-    settings: await daemonSettings(config, process.cwd(), withTerminal, configBase(file)),
+    settings,
     channels,
     resolve: async (spec, launch) => {
       const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
@@ -111,11 +113,15 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       throw error;
     });
   }
-  const on = [...hosted, ...(web ? ['web'] : [])];
   process.stderr.write(
-    `agent-bridge serve: ${daemon.repoNames().join(', ')} on ${on.join(', ') || 'no channel (hosted elsewhere)'}${file ? ` (${file})` : ''}; Ctrl-C to stop\n`,
+    serveBanner({
+      repos: settings.repos,
+      hosted: [...hosted, ...(web ? ['web'] : [])],
+      webUrl: web?.url ?? null,
+      file,
+      terminal: withTerminal,
+    }),
   );
-  if (web) process.stderr.write(`agent-bridge serve: open ${web.url}\n`);
   // A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed.
   const stopAtOnce = (signal: NodeJS.Signals) => {
     log(`${signal} again: stopping at once`);
