@@ -68,10 +68,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     clock: systemClock,
     settings,
     channels,
-    resolve: async (spec, launch) => {
-      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
-    },
+    resolve: resolveAgent,
     hooks,
     isAlive: isProcessAlive,
     log,
@@ -122,15 +119,31 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       terminal: withTerminal,
     }),
   );
-  // A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed.
-  const stopAtOnce = (signal: NodeJS.Signals) => {
+  await serveUntilStopped(
+    () => void reload(daemon, options.config, withTerminal, log),
+    stopAtOnce(live, log),
+    log,
+  );
+  await closeAll();
+  return 0;
+}
+
+/** Where an agent's executable is, and the arguments it starts with. */
+async function resolveAgent(
+  spec: Parameters<typeof resolveLaunch>[0],
+  launch: Parameters<typeof resolveLaunch>[1],
+) {
+  const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
+  return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+}
+
+/** A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed. */
+function stopAtOnce(live: LiveSessions, log: (line: string) => void) {
+  return (signal: NodeJS.Signals) => {
     log(`${signal} again: stopping at once`);
     for (const session of live.all()) signalGroup(session.terminal.pty.pid, 'SIGKILL');
     process.exit(1);
   };
-  await serveUntilStopped(() => void reload(daemon, options.config, withTerminal, log), stopAtOnce, log);
-  await closeAll();
-  return 0;
 }
 
 /** Until SIGINT or SIGTERM: SIGHUP reloads; an unexpected failure in one piece is said, and serving goes on. */
