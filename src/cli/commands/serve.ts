@@ -49,11 +49,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const daemonLog = openDaemonLog(dataDir());
   const log = daemonLog.log;
   const channels = buildChannels(config, withTerminal, log);
-  if (channels.length === 0 && !options.web) {
-    throw new CliFailure(
-      `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup slack, setup discord or setup telegram, or serve --terminal)`,
-    );
-  }
+  if (channels.length === 0 && !options.web) throw nothingToServe(file);
   const store = openStore();
   const hooks = await HookReceiver.start((attempt) =>
     store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
@@ -126,6 +122,12 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   );
   await closeAll();
   return 0;
+}
+
+function nothingToServe(file: string | null): CliFailure {
+  return new CliFailure(
+    `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup slack, setup discord or setup telegram, or serve --terminal)`,
+  );
 }
 
 /** Where an agent's executable is, and the arguments it starts with. */
