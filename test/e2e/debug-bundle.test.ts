@@ -117,7 +117,7 @@ describe('agent-bridge debug bundle', () => {
       /token: (\$\{TELEGRAM_BOT_TOKEN\}|\[redacted\]) # from the environment/,
     );
     expect(parts.get('config.yaml')).toContain('token: "[redacted]"');
-    expect(parts.get('environment.txt')).toContain('MY_SERVICE_TOKEN=[set, hidden]');
+    expect(parts.get('environment.txt')).toContain('MY_SERVICE_TOKEN is set (hidden)');
     expect(parts.get('environment.txt')).toContain(`AGENT_BRIDGE_HOME=${data}`);
     expect(parts.get('serve-log-tail.jsonl')).toContain('getUpdates failed');
     expect(parts.get('database.txt')).toMatch(/^-- prompts: 1 rows$/m);

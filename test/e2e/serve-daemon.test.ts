@@ -59,7 +59,9 @@ describe('agent-bridge serve with the real Claude Code', () => {
     // It says which repository runs which agent where, reached from which chats, and what to type here.
     await serve.waitForText('/help lists the commands');
     const banner = await serve.screen();
-    expect(banner).toContain(`agent-bridge serve: proj on telegram, terminal (${configFile}); Ctrl-C to stop`);
+    expect(banner).toContain(
+      `agent-bridge serve: proj on telegram, terminal (${configFile}); Ctrl-C to stop`,
+    );
     expect(banner).toContain(`  proj: claude in ${project}, from telegram ${OWNER}`);
     expect(banner).toContain('agent-bridge serve: type a message for proj here; /help lists the commands');
     telegram.userSendsText({ userId: OWNER, text: 'hello there' });

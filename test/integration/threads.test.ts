@@ -232,8 +232,15 @@ describe('Telegram forum topics as sessions', () => {
     expect(store.threads.get('telegram', String(FORUM), '77')?.worktreePath).toBe(worktreeOf('77'));
     // Closing the topic ends its session and removes its clean worktree, as archiving a Discord thread does.
     telegram.userClosesTopic({ userId: 4242, chatId: FORUM, threadId: 77 });
-    await waitFor('the topic worktree removed', () => !existsSync(worktreeOf('77')), { timeoutMs: 15_000 });
-    expect(store.threads.get('telegram', String(FORUM), '77')?.state).toBe('closed');
+    // Closed is written once the worktree is gone (its state says whether it was removed or kept).
+    await waitFor(
+      'the topic closed',
+      () => store.threads.get('telegram', String(FORUM), '77')?.state === 'closed',
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    expect(existsSync(worktreeOf('77'))).toBe(false);
     expect(store.sessions.list().map((s) => s.label)).toEqual(['proj']);
   });
 });

@@ -61,7 +61,9 @@ export class SecretScrubber {
     return Object.keys(env)
       .filter((name) => relevant.test(name) || isSecretName(name))
       .sort()
-      .map((name) => `${name}=${isSecretName(name) ? '[set, hidden]' : this.scrub(env[name] ?? '')}`)
+      .map((name) =>
+        isSecretName(name) ? `${name} is set (hidden)` : `${name}=${this.scrub(env[name] ?? '')}`,
+      )
       .join('\n');
   }
 }
