@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentEvent, AgentEventListener, ExitInfo } from '../../core/events.js';
 import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
 import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
+import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
@@ -41,7 +42,8 @@ export interface TerminalSessionOptions extends PtySpawnOptions {
  * The terminal driver for one agent: its PTY, the screen a person would see, and an input gate. Emits the
  * shared event stream (output, status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
  */
-export class TerminalSession {
+export class TerminalSession implements AgentDriver {
+  readonly kind = 'terminal' as const;
   readonly screen: ScreenModel;
   readonly gate: InputGate;
   private readonly listeners: AgentEventListener[] = [];
