@@ -123,7 +123,7 @@ export class SessionsWebBackend implements WebBackend {
   async stop(id: string): Promise<boolean> {
     const session = this.options.live.get(id);
     if (!session) return false;
-    await session.terminal.stop();
+    await session.driver.stop();
     return true;
   }
 
@@ -175,8 +175,9 @@ export class SessionsWebBackend implements WebBackend {
 
   async attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null> {
     const session = this.options.live.get(sessionId);
-    if (!session) return null;
-    const terminal = session.terminal;
+    // A structured session has no terminal to show (its messages and prompts reach the inbox and chats).
+    const terminal = session?.terminal;
+    if (!session || !terminal) return null;
     const redraw = async () => {
       await terminal.screen.catchUp();
       return terminal.screen.serialize();

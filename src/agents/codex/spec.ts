@@ -22,5 +22,4 @@ export const codex: AgentSpec = {
     { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '1' },
   ],
   screens: codexScreens,
-  drivers: ['terminal', 'structured'],
 };

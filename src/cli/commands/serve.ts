@@ -4,7 +4,7 @@ import { writeConfigFile } from '../../config/edit.js';
 import { appendThreadEntry } from '../../config/thread-settings.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import { currentDiscoveryEnv } from '../../agents/discovery.js';
-import { resolveLaunch } from '../../agents/registry.js';
+import { resolveDriverLaunch } from '../../agents/driver-choice.js';
 import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
@@ -63,9 +63,15 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     clock: systemClock,
     settings: await daemonSettings(config, process.cwd(), withTerminal, configBase(file)),
     channels,
-    resolve: async (spec, launch) => {
-      const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-      return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+    resolve: async (spec, launch, driver = 'terminal') => {
+      const resolved = await resolveDriverLaunch(spec, launch, currentDiscoveryEnv(), driver);
+      return {
+        command: resolved.command,
+        args: resolved.args,
+        found: resolved.discovered.found,
+        driver: resolved.driver,
+        ...(resolved.notice ? { notice: resolved.notice } : {}),
+      };
     },
     hooks,
     isAlive: isProcessAlive,
@@ -78,7 +84,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const closeAll = async () => {
     await web?.close();
     await daemon.stop();
-    await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
+    await Promise.all(live.all().map((session) => session.driver.stop().catch(() => undefined)));
     await hooks.close();
     relayStore.close();
     store.close();
