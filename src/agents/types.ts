@@ -77,7 +77,7 @@ export type DriverChoice = (typeof DRIVER_CHOICES)[number];
 export type DriverKind = Exclude<DriverChoice, 'auto'>;
 
 /** The protocols agent-bridge speaks: one structured driver each. */
-export type StructuredProtocol = 'acp' | 'claude-stream-json';
+export type StructuredProtocol = 'acp' | 'claude-stream-json' | 'codex-app-server';
 
 export interface StructuredFacet {
   protocol: StructuredProtocol;
