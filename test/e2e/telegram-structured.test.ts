@@ -1,4 +1,5 @@
-// Each real agent CLI under its structured driver (Claude Code: stream-json; Gemini CLI and Copilot CLI: ACP),
+// Each real agent CLI under its structured driver (Claude Code: stream-json; Gemini CLI and Copilot CLI: ACP;
+// Codex: app-server),
 // offline against its fake model API, driven from the fake Telegram through `agent-bridge serve`.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,46 +63,53 @@ const botSaid = (predicate: (m: FakeMessage) => boolean, what: string) =>
 const promptFor = (file: string) =>
   botSaid((m) => hasButtons(m) && (m.text ?? '').includes(file), `a prompt with buttons for ${file}`);
 
-describe.each(['claude', 'gemini', 'copilot'] as const)('Telegram ↔ %s over its own protocol', (name) => {
-  it('a message reaches it and its answer comes back as clean text; a permission becomes buttons, a click runs the tool once; a No with words reaches it', async () => {
-    const { env } = await serveStructured(name);
+describe.each(['claude', 'gemini', 'copilot', 'codex'] as const)(
+  'Telegram ↔ %s over its own protocol',
+  (name) => {
+    it('a message reaches it and its answer comes back as clean text; a permission becomes buttons, a click runs the tool once; a No with words reaches it', async () => {
+      const { env } = await serveStructured(name);
 
-    say('hello structured');
-    const answer = await botSaid(
-      (m) => (m.text ?? '').startsWith('Hello from the fake model! You said: hello structured'),
-      'the answer',
-    );
-    // eslint-disable-next-line no-control-regex -- no escape codes or screen frames in the text
-    expect(answer.text).not.toMatch(/\x1b|[│┌└╭╰]/);
+      say('hello structured');
+      const answer = await botSaid(
+        (m) => (m.text ?? '').startsWith('Hello from the fake model! You said: hello structured'),
+        'the answer',
+      );
+      // eslint-disable-next-line no-control-regex -- no escape codes or screen frames in the text
+      expect(answer.text).not.toMatch(/\x1b|[│┌└╭╰]/);
 
-    say('please run TOOL:tg-once.txt');
-    const prompt = await promptFor('tg-once.txt');
-    expect(prompt.text).toMatch(new RegExp(`Permission · ${name}`));
-    const allow = buttonData(prompt, '1.');
-    telegram.userPressesButton({ userId: OWNER, messageId: prompt.messageId, data: allow });
-    await waitFor('the file', () => existsSync(path.join(project, 'tg-once.txt')), { timeoutMs: 30_000 });
-    await botSaid((m) => (m.text ?? '').startsWith('Tool finished'), 'the answer after the tool');
-    telegram.userPressesButton({ userId: OWNER, messageId: prompt.messageId, data: allow, force: true });
-    await waitFor('the second tap refused', () =>
-      telegram.callbackAnswers.some((a) => /Not applied|no longer/.test(a.text ?? '')),
-    );
-    expect(agent!.toolResults()).toBe(1);
+      say('please run TOOL:tg-once.txt');
+      const prompt = await promptFor('tg-once.txt');
+      expect(prompt.text).toMatch(new RegExp(`Permission · ${name}`));
+      const allow = buttonData(prompt, '1.');
+      telegram.userPressesButton({ userId: OWNER, messageId: prompt.messageId, data: allow });
+      await waitFor('the file', () => existsSync(path.join(project, 'tg-once.txt')), { timeoutMs: 30_000 });
+      await botSaid((m) => (m.text ?? '').startsWith('Tool finished'), 'the answer after the tool');
+      telegram.userPressesButton({ userId: OWNER, messageId: prompt.messageId, data: allow, force: true });
+      await waitFor('the second tap refused', () =>
+        telegram.callbackAnswers.some((a) => /Not applied|no longer/.test(a.text ?? '')),
+      );
+      expect(agent!.toolResults()).toBe(1);
 
-    say('please run TOOL:tg-deny.txt');
-    const second = await promptFor('tg-deny.txt');
-    telegram.userSendsText({
-      userId: OWNER,
-      text: 'use tg-other.txt instead',
-      replyToMessageId: second.messageId,
+      say('please run TOOL:tg-deny.txt');
+      const second = await promptFor('tg-deny.txt');
+      telegram.userSendsText({
+        userId: OWNER,
+        text: 'use tg-other.txt instead',
+        replyToMessageId: second.messageId,
+      });
+      await waitFor(
+        'the words reach the agent',
+        () => agent!.modelSaw().includes('use tg-other.txt instead'),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      expect(existsSync(path.join(project, 'tg-deny.txt'))).toBe(false);
+      const log = (await cli(['logs', '-n', '300', '--json'], env)).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string });
+      expect(log.filter((e) => e.event === 'REPLY_INJECTED')).toHaveLength(2);
     });
-    await waitFor('the words reach the agent', () => agent!.modelSaw().includes('use tg-other.txt instead'), {
-      timeoutMs: 30_000,
-    });
-    expect(existsSync(path.join(project, 'tg-deny.txt'))).toBe(false);
-    const log = (await cli(['logs', '-n', '300', '--json'], env)).stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { event: string });
-    expect(log.filter((e) => e.event === 'REPLY_INJECTED')).toHaveLength(2);
-  });
-});
+  },
+);

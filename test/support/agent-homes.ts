@@ -66,6 +66,31 @@ export async function prepareCopilotHome(options: { baseUrl: string }): Promise<
   };
 }
 
+/** Codex: a `fake` model provider on the fake's Responses API (agent-facts: `wire_api = "responses"`). */
+export async function prepareCodexHome(options: { baseUrl: string }): Promise<AgentHome> {
+  const home = await newHome('ab-codex-home-');
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome);
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "fake-model"',
+      'model_provider = "fake"',
+      '[model_providers.fake]',
+      'name = "fake"',
+      `base_url = "${options.baseUrl}/v1"`,
+      'env_key = "FAKE_OPENAI_KEY"',
+      'wire_api = "responses"',
+      '',
+    ].join('\n'),
+  );
+  return {
+    home,
+    env: { ...baseEnv(home), CODEX_HOME: codexHome, FAKE_OPENAI_KEY: 'fake-openai-key' },
+    cleanup: cleanup(home),
+  };
+}
+
 /** node_modules/.bin/<name>, found by walking up from this file to the repository root. */
 export function devBinary(name: string): string {
   let dir = dirname(fileURLToPath(import.meta.url));

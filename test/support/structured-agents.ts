@@ -3,12 +3,12 @@
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeGemini, type FakeGemini } from '../fakes/gemini/server.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai/server.js';
-import { devBinary, prepareCopilotHome, prepareGeminiHome } from './agent-homes.js';
+import { devBinary, prepareCodexHome, prepareCopilotHome, prepareGeminiHome } from './agent-homes.js';
 import { claudeBinary, prepareClaudeHome } from './claude-env.js';
 
 export interface RealAgent {
   /** The agent id in agent-bridge. */
-  agent: 'claude' | 'gemini' | 'copilot';
+  agent: 'claude' | 'gemini' | 'copilot' | 'codex';
   /** Environment for agent-bridge (and so for the agent): HOME, the fake API, the executable's path. */
   env: Record<string, string>;
   /** Everything the agent sent its model so far, as one string: to see that words reached it. */
@@ -65,4 +65,19 @@ async function copilot(): Promise<RealAgent> {
   };
 }
 
-export const REAL_AGENTS: Record<RealAgent['agent'], Prepare> = { claude, gemini, copilot };
+async function codex(): Promise<RealAgent> {
+  const api: FakeOpenAi = await startFakeOpenAi();
+  const home = await prepareCodexHome({ baseUrl: api.url });
+  return {
+    agent: 'codex',
+    env: { ...home.env, AGENT_BRIDGE_CODEX_PATH: devBinary('codex') },
+    modelSaw: () => JSON.stringify(api.requests.map((r) => r.body.input)),
+    toolResults: () => api.requests.filter((r) => r.toolOutput !== undefined).length,
+    close: async () => {
+      await api.close();
+      await home.cleanup();
+    },
+  };
+}
+
+export const REAL_AGENTS: Record<RealAgent['agent'], Prepare> = { claude, gemini, copilot, codex };

@@ -48,7 +48,12 @@ export function defaultTurn(request: OpenAiRequest): OpenAiTurn {
 function shellCall(tools: string[], command: string): OpenAiTurn['call'] {
   if (tools.includes('bash'))
     return { name: 'bash', arguments: { command, description: 'Run it', mode: 'sync' } };
-  if (tools.includes('exec_command')) return { name: 'exec_command', arguments: { cmd: command } };
+  // Codex runs commands in its sandbox without asking; one that asks to leave it is what needs approval.
+  if (tools.includes('exec_command'))
+    return {
+      name: 'exec_command',
+      arguments: { cmd: command, sandbox_permissions: 'require_escalated', justification: 'Create the file' },
+    };
   return { name: 'shell', arguments: { command: ['bash', '-lc', command] } };
 }
 
