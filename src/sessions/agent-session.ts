@@ -87,6 +87,8 @@ export class AgentSession {
   private readonly sealing = newSealingKeys();
   /** The last storage failure said, so a full disk is said once per kind of failure, not per byte. */
   private readonly storageSaid = new Set<string>();
+  private registered = false;
+  private agentSessionId: string | null = null;
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -193,7 +195,7 @@ export class AgentSession {
   }
 
   private startStructured(promptTimeoutSeconds: number): Promise<AgentDriver> {
-    const { spec, store, clock } = this.options;
+    const { spec, clock } = this.options;
     return startStructuredDriver(
       spec,
       {
@@ -207,9 +209,15 @@ export class AgentSession {
       {
         clock,
         promptTimeoutSeconds,
-        onAgentSessionId: (agentSessionId) => store.sessions.setAgentSessionId(this.id, agentSessionId),
+        onAgentSessionId: (agentSessionId) => this.recordAgentSessionId(agentSessionId),
       },
     );
+  }
+
+  /** The agent's own conversation id (for resume): reported during the handshake, before the row exists. */
+  private recordAgentSessionId(agentSessionId: string): void {
+    this.agentSessionId = agentSessionId;
+    if (this.registered) this.options.store.sessions.setAgentSessionId(this.id, agentSessionId);
   }
 
   private register(recording: string | null): void {
@@ -226,6 +234,8 @@ export class AgentSession {
       answerKey: this.sealing.publicKey,
       ...(this.options.label ? { label: this.options.label } : {}),
     });
+    this.registered = true;
+    if (this.agentSessionId) store.sessions.setAgentSessionId(this.id, this.agentSessionId);
     store.audit.record('SESSION_START', {
       session_id: this.id,
       agent: spec.id,

@@ -61,13 +61,17 @@ export class PendingPrompts {
     return entry.respond(chosen, decidedBy);
   }
 
-  /** The agent no longer waits on it: gone for every channel. */
-  withdraw(key: string): void {
+  /**
+   * We stop waiting on it (the turn is being stopped): gone for every channel, and its `withdrawn` tells the
+   * agent so where the protocol wants an answer anyway. `agentCancelled`: the agent took the question back
+   * itself, so nothing is sent.
+   */
+  withdraw(key: string, agentCancelled = false): void {
     const entry = this.pending.get(key);
     if (!entry) return;
     this.pending.delete(key);
     this.emit({ type: 'prompt_gone', key });
-    entry.withdrawn?.();
+    if (!agentCancelled) entry.withdrawn?.();
   }
 
   withdrawAll(): void {

@@ -37,6 +37,8 @@ export abstract class StructuredDriver implements AgentDriver {
   readonly kind = 'structured' as const;
   protected readonly prompts: PendingPrompts;
   private readonly listeners: AgentEventListener[] = [];
+  /** Events from before anyone listened (said while starting), for the first listener. */
+  private readonly early: AgentEvent[] = [];
   private readonly waiting: string[] = [];
   private saying = '';
   private busy = false;
@@ -69,6 +71,7 @@ export abstract class StructuredDriver implements AgentDriver {
 
   on(listener: AgentEventListener): () => void {
     this.listeners.push(listener);
+    for (const event of this.early.splice(0)) listener(event);
     return () => {
       const at = this.listeners.indexOf(listener);
       if (at >= 0) this.listeners.splice(at, 1);
@@ -134,6 +137,7 @@ export abstract class StructuredDriver implements AgentDriver {
 
   protected emit(event: AgentEvent): void {
     if (event.type === 'prompt' || event.type === 'activity') this.flushSaid();
+    if (this.listeners.length === 0) this.early.push(event);
     for (const listener of this.listeners) listener(event);
   }
 

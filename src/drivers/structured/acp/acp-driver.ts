@@ -76,7 +76,12 @@ export class AcpDriver extends StructuredDriver {
         this.options.onAgentSessionId?.(launch.resume);
         return;
       } catch (error) {
-        this.failed(`resuming ${launch.resume}`, error);
+        const why = error instanceof Error ? error.message : String(error);
+        this.emit({
+          type: 'message',
+          text: `⚠️ The agent could not resume conversation ${launch.resume} (${why}): this is a new conversation.`,
+          source: 'protocol',
+        });
       } finally {
         this.replaying = false;
       }

@@ -31,6 +31,8 @@ import {
 
 /** The hook callback that asks a person AskUserQuestion's questions and ExitPlanMode's plan. */
 const ASKING_HOOK = 'agent-bridge-asks';
+/** What Claude is told of a question nobody answered because the turn was stopped. */
+const STOPPED = 'The person stopped this turn before answering.';
 /** A question may wait this long for a person when nothing else says (Claude's own default is 60 s). */
 const DEFAULT_PROMPT_TIMEOUT_S = 3_600;
 
@@ -123,6 +125,9 @@ export class ClaudeStreamDriver extends StructuredDriver {
 
   private onMessage(message: Record<string, unknown>): void {
     if (message.type === 'control_request') return this.onControlRequest(message);
+    // Claude took a question back (its turn was interrupted): nobody may answer it any more.
+    if (message.type === 'control_cancel_request' && typeof message.request_id === 'string')
+      return this.prompts.withdraw(`claude|permission|${message.request_id}`, true);
     if (message.type === 'control_response') {
       const parsed = controlResponse.safeParse(message);
       if (!parsed.success) return;
@@ -146,20 +151,26 @@ export class ClaudeStreamDriver extends StructuredDriver {
     const permission = canUseToolRequest.safeParse(request);
     if (permission.success) {
       const prompt = permissionPrompt(permission.data, id);
-      return this.prompts.raise(prompt, (action, decidedBy) => {
-        const response = permissionReply(permission.data, action, decidedBy);
-        if (response.behavior === 'allow' && permission.data.tool_use_id)
-          this.state.shown.add(permission.data.tool_use_id);
-        this.reply(id, response);
-        return `${String(response.behavior)}${response.updatedPermissions ? ' (with its suggestions)' : ''}`;
-      });
+      return this.prompts.raise(
+        prompt,
+        (action, decidedBy) => {
+          const response = permissionReply(permission.data, action, decidedBy);
+          if (response.behavior === 'allow' && permission.data.tool_use_id)
+            this.state.shown.add(permission.data.tool_use_id);
+          this.reply(id, response);
+          return `${String(response.behavior)}${response.updatedPermissions ? ' (with its suggestions)' : ''}`;
+        },
+        // Withdrawn (the turn is being stopped): Claude waits for an answer until it gets one.
+        () => this.reply(id, { behavior: 'deny', message: STOPPED, interrupt: true }),
+      );
     }
     const hook = hookCallbackRequest.safeParse(request);
     if (hook.success && hook.data.callback_id === ASKING_HOOK) {
       void this.askPerson(hook.data)
         .then((response) => this.reply(id, response))
         .catch((error: unknown) => {
-          if (!(error instanceof PromptNotAsked)) this.refuse(id, (error as Error).message);
+          if (error instanceof PromptNotAsked) this.reply(id, hookReply({ allow: false, reason: STOPPED }));
+          else this.refuse(id, (error as Error).message);
         });
       return;
     }
