@@ -273,7 +273,7 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   };
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
-    if (signal === 'SIGINT' && !host.interactive) return session.interrupt();
+    if (signal === 'SIGINT' && !host.interactive) return session.pty.interrupt('SIGINT');
     stoppedBySignal = signal;
     void session.stop();
   };

@@ -52,6 +52,7 @@ export class TerminalSession implements AgentDriver {
   /** Stopped by us: text sent now would go to a closed terminal. */
   private stopped = false;
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
+  private readonly interruptKeys: string | undefined;
   private lastTitle = '';
 
   private constructor(
@@ -78,6 +79,7 @@ export class TerminalSession implements AgentDriver {
           )
         : null;
     this.menuKeys = options.vocabulary?.menuKeys ?? 'digit-enter';
+    this.interruptKeys = options.vocabulary?.interruptKeys;
     this.detector = options.vocabulary ? this.createDetector(options) : null;
     pty.onData((chunk) => {
       this.emit({ type: 'output', data: chunk });
@@ -185,8 +187,10 @@ export class TerminalSession implements AgentDriver {
     this.screen.resize(cols, rows);
   }
 
+  /** Stops what the agent is doing: its own interrupt keys where it has them, else Ctrl-C's SIGINT. */
   interrupt(): void {
-    this.pty.interrupt('SIGINT');
+    if (this.interruptKeys) void this.sendKeys(this.interruptKeys).catch(() => undefined);
+    else this.pty.interrupt('SIGINT');
   }
 
   async snapshot(): Promise<ScreenSnapshot> {
