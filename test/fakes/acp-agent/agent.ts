@@ -1,0 +1,120 @@
+// A scripted ACP agent over stdio, built on the SDK's agent side (the real protocol, real framing): the fast
+// path of the driver contract suite and the `run acp -- <command>` tests. See README.md in this folder.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import * as acp from '@agentclientprotocol/sdk';
+
+/** Where sessions are kept between runs (for session/load) and every prompt is logged. */
+const stateDir = process.env.FAKE_ACP_STATE ?? process.cwd();
+const historyFile = (id: string) => path.join(stateDir, `fake-acp-${id}.json`);
+const promptLog = path.join(stateDir, 'fake-acp-prompts.log');
+
+interface Turn {
+  user: string;
+  agent: string;
+}
+
+const cancels = new Map<string, () => void>();
+
+function history(id: string): Turn[] {
+  return existsSync(historyFile(id)) ? (JSON.parse(readFileSync(historyFile(id), 'utf8')) as Turn[]) : [];
+}
+
+function remember(id: string, turn: Turn): void {
+  writeFileSync(historyFile(id), JSON.stringify([...history(id), turn]));
+}
+
+async function say(client: acp.AgentContext, sessionId: string, text: string): Promise<void> {
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+  });
+}
+
+/** `TOOL:<file>`: a permission for `touch <file>`; on allow the file is made once. */
+async function tool(client: acp.AgentContext, sessionId: string, file: string, cwd: string): Promise<string> {
+  const toolCallId = `call_${randomUUID().slice(0, 8)}`;
+  await say(client, sessionId, 'I will create the file now.');
+  const call = {
+    toolCallId,
+    title: `touch ${file}`,
+    kind: 'execute' as const,
+    rawInput: { command: `touch ${file}` },
+  };
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: 'tool_call', status: 'pending', ...call },
+  });
+  const answer = await client.request(acp.methods.client.session.requestPermission, {
+    sessionId,
+    toolCall: { ...call, status: 'pending' },
+    options: [
+      { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  const allowed = answer.outcome.outcome === 'selected' && answer.outcome.optionId !== 'reject';
+  if (allowed) appendFileSync(path.join(cwd, file), '');
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: 'tool_call_update', toolCallId, status: allowed ? 'completed' : 'failed' },
+  });
+  return allowed ? `Tool finished: created ${file}.` : `Tool was rejected: ${file} not created.`;
+}
+
+/** `SLOW`: works until cancelled. */
+function slow(sessionId: string): Promise<'cancelled'> {
+  return new Promise((resolve) => cancels.set(sessionId, () => resolve('cancelled')));
+}
+
+const cwds = new Map<string, string>();
+
+const app = acp
+  .agent({ name: 'fake-acp-agent' })
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: true },
+    agentInfo: { name: 'fake-acp-agent', version: '1' },
+  }))
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    const sessionId = randomUUID();
+    cwds.set(sessionId, params.cwd);
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    if (!existsSync(historyFile(params.sessionId))) throw acp.RequestError.sessionNotFound(params.sessionId);
+    cwds.set(params.sessionId, params.cwd);
+    for (const turn of history(params.sessionId)) {
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: turn.user } },
+      });
+      await say(client, params.sessionId, turn.agent);
+    }
+    return {};
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancels.get(params.sessionId)?.())
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    // What a model behind it would be sent: the conversation so far and the new words.
+    appendFileSync(promptLog, JSON.stringify({ history: history(params.sessionId), text }) + '\n');
+    const sessionId = params.sessionId;
+    const file = /TOOL:(\S+)/.exec(text)?.[1];
+    if (text.includes('SLOW') && (await slow(sessionId)) === 'cancelled') return { stopReason: 'cancelled' };
+    const reply = file
+      ? await tool(client, sessionId, file, cwds.get(sessionId) ?? process.cwd())
+      : `Hello from the fake agent! You said: ${text}`;
+    await say(client, sessionId, reply);
+    remember(sessionId, { user: text, agent: reply });
+    return { stopReason: 'end_turn' };
+  });
+
+app.connect(
+  acp.ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  ),
+);
