@@ -234,7 +234,8 @@ export class SessionsWebBackend implements WebBackend {
       state,
       startedAt: new Date(record.startedAt).toISOString(),
       pendingPrompts,
-      live: Boolean(live),
+      // A structured session has no terminal to attach: it shows in the list and its prompts in the inbox.
+      live: Boolean(live?.terminal),
       recording: record.recording ? path.basename(record.recording, '.cast') : null,
     };
   }
