@@ -107,6 +107,11 @@ export function driverProblem(spec: AgentSpec, choice: string): string | null {
     : `${spec.id} speaks only its protocol: use driver structured or auto`;
 }
 
+/** The driver when none is chosen: the agent's screen, or its protocol for an agent that has no screen (acp). */
+export function defaultDriver(spec: AgentSpec): DriverKind {
+  return spec.terminal === false ? 'structured' : 'terminal';
+}
+
 /** The drivers an agent can run under. */
 export function agentDrivers(spec: AgentSpec): DriverKind[] {
   return [

@@ -5,6 +5,7 @@ import { DriverUnavailable, resolveDriverLaunch } from '../../agents/driver-choi
 import { getAgent, UnknownAgentError, MissingCustomCommandError } from '../../agents/registry.js';
 import {
   UnsupportedLaunchOption,
+  defaultDriver,
   type AgentSpec,
   type DriverChoice,
   type LaunchOptions,
@@ -69,7 +70,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
     resume: options.continue ? true : options.resume,
     extraArgs: args,
   };
-  const launch = await resolveOrExplain(spec, launchOptions, options.driver ?? 'terminal');
+  const launch = await resolveOrExplain(spec, launchOptions, options.driver ?? defaultDriver(spec));
   if (launch.notice) process.stderr.write(`agent-bridge: ${launch.notice}\n`);
   const structured = launch.driver === 'structured';
   const host = new HostTerminal(process.stdin, process.stdout, { cols: options.cols, rows: options.rows });

@@ -1,5 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import type { AgentSpec, DriverChoice, DriverKind, LaunchOptions } from '../../agents/types.js';
+import {
+  defaultDriver,
+  type AgentSpec,
+  type DriverChoice,
+  type DriverKind,
+  type LaunchOptions,
+} from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
@@ -146,7 +152,11 @@ export class RepoSession {
       extraArgs: repo.args,
       ...(previous ? { resume: previous } : {}),
     };
-    const launch = await this.options.resolve(repo.agent, launchOptions, repo.driver ?? 'terminal');
+    const launch = await this.options.resolve(
+      repo.agent,
+      launchOptions,
+      repo.driver ?? defaultDriver(repo.agent),
+    );
     // The agent writes files for the chat here and names them with [ATTACH: name].
     const outputs = outputsDir(store.dir, repo.name);
     mkdirSync(outputs, { recursive: true, mode: 0o700 });
