@@ -1,6 +1,7 @@
 import type { AgentEvent, PromptChoice, PromptKind } from '../../core/events.js';
 import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { redactSecrets } from '../../core/redact.js';
+import { cleanText } from './clean-text.js';
 
 /** Sends a person's decision back to the agent in its protocol; returns what was sent, for the audit trail. */
 export type Respond = (action: ReplyAction, decidedBy: string) => string | Promise<string>;
@@ -91,14 +92,18 @@ export interface ExactPromptInit {
   key: string;
 }
 
-/** A prompt the agent's own protocol reported: exact, redacted, words allowed on several lines. */
+/** A prompt the agent's own protocol reported: exact, cleaned and redacted, words allowed on several lines. */
 export function exactPrompt(init: ExactPromptInit): DetectedPrompt {
   return {
     kind: init.kind,
     confidence: 'exact',
-    excerpt: truncateExcerpt(redactSecrets(init.summary)),
-    detail: redactSecrets(init.detail),
-    choices: init.choices,
+    excerpt: truncateExcerpt(redactSecrets(cleanText(init.summary))),
+    detail: redactSecrets(cleanText(init.detail)),
+    choices: init.choices.map((c) => ({
+      number: c.number,
+      label: cleanText(c.label),
+      ...(c.description ? { description: cleanText(c.description) } : {}),
+    })),
     safeDefault: init.safeDefault,
     ...(init.allowForSessionChoice ? { allowForSessionChoice: init.allowForSessionChoice } : {}),
     key: init.key,

@@ -4,6 +4,7 @@ import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
 import type { AgentDriver } from '../driver.js';
 import type { AgentProcess, AgentProcessOptions } from './agent-process.js';
 import type { ProtocolEffect } from './effects.js';
+import { cleanText } from './clean-text.js';
 import { PendingPrompts } from './pending-prompts.js';
 
 /** How to start an agent in protocol mode: its command line, and the launch options its protocol carries. */
@@ -135,7 +136,8 @@ export abstract class StructuredDriver implements AgentDriver {
     this.waiting.unshift(text);
   }
 
-  protected emit(event: AgentEvent): void {
+  protected emit(raw: AgentEvent): void {
+    const event = cleaned(raw);
     if (event.type === 'prompt' || event.type === 'activity') this.flushSaid();
     if (this.listeners.length === 0) this.early.push(event);
     for (const listener of this.listeners) listener(event);
@@ -176,6 +178,12 @@ export abstract class StructuredDriver implements AgentDriver {
         : exit;
     this.emit({ type: 'exit', exit: this.exitInfo });
   }
+}
+
+/** The agent's words, as they reach people: text without control characters (see cleanText). */
+function cleaned(event: AgentEvent): AgentEvent {
+  if (event.type === 'message' || event.type === 'activity') return { ...event, text: cleanText(event.text) };
+  return event;
 }
 
 function errorText(error: unknown): string {

@@ -65,6 +65,44 @@ async function tool(client: acp.AgentContext, sessionId: string, file: string, c
   return allowed ? `Tool finished: created ${file}.` : `Tool was rejected: ${file} not created.`;
 }
 
+/**
+ * `HOSTILE`: what a hostile agent might try. It writes a file and opens a terminal through the client (which
+ * offered neither), speaks for another session, says escape sequences, and hides one in an option's name.
+ * It answers with what the client allowed.
+ */
+async function hostile(client: acp.AgentContext, sessionId: string, cwd: string): Promise<string> {
+  const refused = async (attempt: () => Promise<unknown>) =>
+    attempt().then(
+      () => false,
+      () => true,
+    );
+  const fs = await refused(() =>
+    client.request(acp.methods.client.fs.writeTextFile, {
+      sessionId,
+      path: path.join(cwd, 'pwned.txt'),
+      content: 'x',
+    }),
+  );
+  const terminal = await refused(() =>
+    client.request(acp.methods.client.terminal.create, {
+      sessionId,
+      command: 'touch',
+      args: [path.join(cwd, 'pwned2.txt')],
+    }),
+  );
+  await say(client, 'another-session', 'FOREIGN words');
+  await say(client, sessionId, '\x1b]52;c;cHduZWQ=\x07\x1b[31mred\x1b[0m \u202eevil\u202c plain');
+  await client.request(acp.methods.client.session.requestPermission, {
+    sessionId,
+    toolCall: { toolCallId: 'hostile', title: 'rm -rf \x1b[8mhidden\x1b[0m', status: 'pending' },
+    options: [
+      { optionId: 'once', name: 'Allow\x1b[2J once', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  return `fs refused: ${fs}; terminal refused: ${terminal}`;
+}
+
 /** `SLOW`: works until cancelled. */
 function slow(sessionId: string): Promise<'cancelled'> {
   return new Promise((resolve) => cancels.set(sessionId, () => resolve('cancelled')));
@@ -104,9 +142,12 @@ const app = acp
     const sessionId = params.sessionId;
     const file = /TOOL:(\S+)/.exec(text)?.[1];
     if (text.includes('SLOW') && (await slow(sessionId)) === 'cancelled') return { stopReason: 'cancelled' };
+    const cwd = cwds.get(sessionId) ?? process.cwd();
     const reply = file
-      ? await tool(client, sessionId, file, cwds.get(sessionId) ?? process.cwd())
-      : `Hello from the fake agent! You said: ${text}`;
+      ? await tool(client, sessionId, file, cwd)
+      : text.includes('HOSTILE')
+        ? await hostile(client, sessionId, cwd)
+        : `Hello from the fake agent! You said: ${text}`;
     await say(client, sessionId, reply);
     remember(sessionId, { user: text, agent: reply });
     return { stopReason: 'end_turn' };
