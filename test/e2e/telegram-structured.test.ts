@@ -76,6 +76,11 @@ describe.each(['claude', 'gemini', 'copilot', 'codex'] as const)(
       );
       // eslint-disable-next-line no-control-regex -- no escape codes or screen frames in the text
       expect(answer.text).not.toMatch(/\x1b|[│┌└╭╰]/);
+      say('/status');
+      await botSaid(
+        (m) => /proj · .* \(structured driver\) · running .*\n📊 \S/.test(m.text ?? ''),
+        '/status with the driver and the agent’s model',
+      );
 
       say('please run TOOL:tg-once.txt');
       const prompt = await promptFor('tg-once.txt');

@@ -338,6 +338,7 @@ export class Daemon {
         threads: this.threads,
         select: (name) =>
           this.options.store.channels.setState(channel, `${SELECTED}:${event.target.chatId}`, name),
+        now: this.options.clock.now(),
       });
       return answer === null ? false : reply(answer);
     }

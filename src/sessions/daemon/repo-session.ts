@@ -88,6 +88,11 @@ export class RepoSession {
     return this.session?.id ?? null;
   }
 
+  /** How the running agent is driven (its screen, or its protocol); null when it is not running. */
+  get driverKind(): 'terminal' | 'structured' | null {
+    return this.session?.driver.kind ?? null;
+  }
+
   idleForMs(): number {
     return this.options.clock.now() - this.lastActivity;
   }

@@ -90,7 +90,10 @@ export class AcpDriver extends StructuredDriver {
     this.sessionId = session.sessionId;
     this.options.onAgentSessionId?.(session.sessionId);
     const model = modelOf(session);
-    if (model) this.state.usage = { model };
+    if (model) {
+      this.state.usage = { model };
+      this.emit({ type: 'status', usage: this.state.usage });
+    }
   }
 
   protected async runTurn(text: string): Promise<void> {

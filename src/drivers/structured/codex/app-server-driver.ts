@@ -82,6 +82,7 @@ export class CodexAppServerDriver extends StructuredDriver {
       : await this.rpc.request<v2.ThreadStartResponse>('thread/start', settings);
     this.threadId = opened.thread.id;
     this.state.usage = { model: opened.model };
+    this.emit({ type: 'status', usage: this.state.usage });
     this.options.onAgentSessionId?.(opened.thread.id);
   }
 
