@@ -105,7 +105,7 @@ describe('Claude stream-json → events (recorded with Claude Code 2.1.197)', ()
     const input = (request.input as { tool_input: unknown }).tool_input;
     const question = questionInput.parse(input).questions[0]!;
     const prompt = questionPrompt(question, 'toolu_1', 0);
-    expect(prompt.kind).toBe('question');
+    expect(prompt).toMatchObject({ kind: 'question', safeDefault: { type: 'cancel' } });
     expect(prompt.choices.map((c) => c.label)).toEqual(['Red', 'Blue', 'Type something.']);
     expect(questionAnswer(question, { type: 'choice', number: 2 })).toBe('Blue');
     expect(questionAnswer(question, { type: 'choice', number: 3, text: 'Green' })).toBe('Green');

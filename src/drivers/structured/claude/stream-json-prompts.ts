@@ -83,7 +83,8 @@ export function questionPrompt(question: Question, toolUseId: string, index: num
       )
       .join('\n'),
     choices,
-    safeDefault: null,
+    // Unanswered when it expires: the agent is told so (it waits on an answer), nothing is chosen for it.
+    safeDefault: { type: 'cancel' },
     key: `claude|question|${toolUseId}|${index}`,
   });
 }

@@ -221,7 +221,8 @@ export function userInputPrompt(question: v2.ToolRequestUserInputQuestion, key: 
       ...options.map((o, i) => `${i + 1}. ${o.label} — ${o.description}`),
     ].join('\n'),
     choices: options.length ? choices : [],
-    safeDefault: null,
+    // Unanswered when it expires: the agent is told so (it waits on an answer), nothing is chosen for it.
+    safeDefault: { type: 'cancel' },
     key,
   });
   return question.isSecret ? { ...prompt, secret: true } : prompt;
