@@ -85,6 +85,21 @@ describe('structured driver', () => {
     );
   });
 
+  it('a long proposed edit goes to the chat whole before its prompt, and not again once it is made', async () => {
+    const { events } = await start();
+    await driver!.sendText('EDIT:long.txt');
+    const prompt = await waitFor('the prompt', () => events.find((e) => e.type === 'prompt'));
+    const proposed = messages(events).filter((t) =>
+      t.startsWith(`✏️ ${path.join(cwd, 'long.txt')} (proposed)`),
+    );
+    expect(proposed).toHaveLength(1);
+    expect(proposed[0]).toContain('+line 100 of the new file');
+    if (prompt.type !== 'prompt') throw new Error('not a prompt');
+    await driver!.answer(prompt.prompt, { type: 'choice', number: 1 });
+    await waitFor('its answer', () => messages(events).includes('Wrote long.txt.'));
+    expect(messages(events).filter((t) => t.startsWith('✏️'))).toHaveLength(1);
+  });
+
   it('stop ends the agent and says so: an exit event; sending afterwards is refused', async () => {
     const { events } = await start();
     await driver!.stop();

@@ -18,6 +18,17 @@ export function editMessage(file: string, diff: string): string {
   return `✏️ ${file}\n\`\`\`diff\n${diff}\n\`\`\``;
 }
 
+/**
+ * A proposed change longer than this is also posted whole, as a message before the prompt that asks about it
+ * (as a file where it is long): chats show only the start of a prompt's detail (Discord about 1,400 characters).
+ */
+export const LONG_DIFF_CHARS = 1_200;
+
+/** The message that shows a proposed change in full, before its prompt; null when the prompt can show it. */
+export function proposedChange(file: string, diff: string): string | null {
+  return diff.length > LONG_DIFF_CHARS ? `✏️ ${file} (proposed)\n\`\`\`diff\n${diff}\n\`\`\`` : null;
+}
+
 export interface PlanEntry {
   content: string;
   status?: string;

@@ -5,6 +5,7 @@ import type { AgentDriver } from '../driver.js';
 import type { AgentProcess, AgentProcessOptions } from './agent-process.js';
 import type { ProtocolEffect } from './effects.js';
 import { cleanText } from './clean-text.js';
+import { proposedChange } from './edit-text.js';
 import { PendingPrompts } from './pending-prompts.js';
 
 /** How to start an agent in protocol mode: its command line, and the launch options its protocol carries. */
@@ -128,6 +129,14 @@ export abstract class StructuredDriver implements AgentDriver {
       if (effect.type === 'say') this.say(effect.text);
       else if (effect.type === 'agent_session') this.options.onAgentSessionId?.(effect.id);
       else this.emit(effect);
+    }
+  }
+
+  /** A proposed change too long for a prompt's detail goes to the chat whole first (see proposedChange). */
+  protected showProposed(changes: ReadonlyArray<{ file: string; diff: string }>): void {
+    for (const change of changes) {
+      const text = proposedChange(change.file, change.diff);
+      if (text) this.emit({ type: 'message', text, source: 'protocol' });
     }
   }
 

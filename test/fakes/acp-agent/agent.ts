@@ -103,6 +103,38 @@ async function hostile(client: acp.AgentContext, sessionId: string, cwd: string)
   return `fs refused: ${fs}; terminal refused: ${terminal}`;
 }
 
+/** `EDIT:<file>`: a permission to write 100 lines to <file>, its diff in the tool call; written once allowed. */
+async function edit(client: acp.AgentContext, sessionId: string, file: string, cwd: string): Promise<string> {
+  const target = path.join(cwd, file);
+  const newText = Array.from({ length: 100 }, (_, i) => `line ${i + 1} of the new file`).join('\n') + '\n';
+  const call = {
+    toolCallId: `edit_${randomUUID().slice(0, 8)}`,
+    title: `Write ${file}`,
+    kind: 'edit' as const,
+    content: [{ type: 'diff' as const, path: target, oldText: null, newText }],
+  };
+  const answer = await client.request(acp.methods.client.session.requestPermission, {
+    sessionId,
+    toolCall: { ...call, status: 'pending' },
+    options: [
+      { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  const allowed = answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'once';
+  if (allowed) writeFileSync(target, newText);
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: call.toolCallId,
+      status: allowed ? 'completed' : 'failed',
+      content: call.content,
+    },
+  });
+  return allowed ? `Wrote ${file}.` : `Did not write ${file}.`;
+}
+
 /** `SLOW`: works until cancelled. */
 function slow(sessionId: string): Promise<'cancelled'> {
   return new Promise((resolve) => cancels.set(sessionId, () => resolve('cancelled')));
@@ -145,9 +177,11 @@ const app = acp
     const cwd = cwds.get(sessionId) ?? process.cwd();
     const reply = file
       ? await tool(client, sessionId, file, cwd)
-      : text.includes('HOSTILE')
-        ? await hostile(client, sessionId, cwd)
-        : `Hello from the fake agent! You said: ${text}`;
+      : /EDIT:(\S+)/.test(text)
+        ? await edit(client, sessionId, /EDIT:(\S+)/.exec(text)![1]!, cwd)
+        : text.includes('HOSTILE')
+          ? await hostile(client, sessionId, cwd)
+          : `Hello from the fake agent! You said: ${text}`;
     await say(client, sessionId, reply);
     remember(sessionId, { user: text, agent: reply });
     return { stopReason: 'end_turn' };

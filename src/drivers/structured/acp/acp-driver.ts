@@ -10,6 +10,7 @@ import {
   type StructuredLaunch,
 } from '../structured-driver.js';
 import {
+  diffsOf,
   effectsOfPromptResponse,
   effectsOfUpdate,
   isRejection,
@@ -112,6 +113,7 @@ export class AcpDriver extends StructuredDriver {
 
   private onPermission(request: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
     const key = `acp|${request.toolCall.toolCallId}|${this.nextPermission++}`;
+    this.showProposed(diffsOf(request.toolCall.content ?? []));
     return new Promise((resolve) => {
       this.prompts.raise(
         permissionPrompt(request, key),

@@ -7,7 +7,7 @@ import {
   type StructuredDriverOptions,
   type StructuredLaunch,
 } from '../structured-driver.js';
-import { effectsOfClaudeMessage, newClaudeStreamState } from './stream-json-events.js';
+import { editOf, effectsOfClaudeMessage, newClaudeStreamState } from './stream-json-events.js';
 import {
   hookReply,
   permissionPrompt,
@@ -150,6 +150,8 @@ export class ClaudeStreamDriver extends StructuredDriver {
     const { request_id: id, request } = parsed.data;
     const permission = canUseToolRequest.safeParse(request);
     if (permission.success) {
+      const edit = editOf(permission.data.tool_name, permission.data.input);
+      if (edit) this.showProposed([edit]);
       const prompt = permissionPrompt(permission.data, id);
       return this.prompts.raise(
         prompt,

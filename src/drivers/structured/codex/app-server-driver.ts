@@ -124,6 +124,10 @@ export class CodexAppServerDriver extends StructuredDriver {
 
   private async askApproval(request: ApprovalRequest, id: string | number): Promise<unknown> {
     const decisions = approvalDecisions(request);
+    if (request.method === 'item/fileChange/requestApproval')
+      this.showProposed(
+        (this.state.files.get(request.params.itemId) ?? []).map((c) => ({ file: c.path, diff: c.diff })),
+      );
     const prompt = approvalPrompt(request, this.state, `codex|${request.params.itemId}|${id}`);
     const asked = await this.prompts.ask(prompt).catch((error: unknown) => {
       if (error instanceof PromptNotAsked) return null; // the turn was interrupted: Codex stops waiting too
