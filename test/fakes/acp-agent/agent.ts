@@ -111,7 +111,7 @@ async function edit(client: acp.AgentContext, sessionId: string, file: string, c
     toolCallId: `edit_${randomUUID().slice(0, 8)}`,
     title: `Write ${file}`,
     kind: 'edit' as const,
-    content: [{ type: 'diff' as const, path: target, oldText: null, newText }],
+    content: [{ type: 'diff' as const, path: target, newText }],
   };
   const answer = await client.request(acp.methods.client.session.requestPermission, {
     sessionId,
