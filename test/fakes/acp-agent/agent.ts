@@ -107,15 +107,16 @@ async function hostile(client: acp.AgentContext, sessionId: string, cwd: string)
 async function edit(client: acp.AgentContext, sessionId: string, file: string, cwd: string): Promise<string> {
   const target = path.join(cwd, file);
   const newText = Array.from({ length: 100 }, (_, i) => `line ${i + 1} of the new file`).join('\n') + '\n';
-  const call = {
+  const call: acp.ToolCallUpdate = {
     toolCallId: `edit_${randomUUID().slice(0, 8)}`,
     title: `Write ${file}`,
-    kind: 'edit' as const,
-    content: [{ type: 'diff' as const, path: target, newText }],
+    kind: 'edit',
+    status: 'pending',
+    content: [{ type: 'diff', path: target, newText }],
   };
   const answer = await client.request(acp.methods.client.session.requestPermission, {
     sessionId,
-    toolCall: { ...call, status: 'pending' },
+    toolCall: call,
     options: [
       { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
       { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
