@@ -1,8 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
-import { sessionMembers, signalAll, signalGroup } from '../terminal/process-tree.js';
+import { isFolder, ProcessFamily } from '../terminal/process-tree.js';
 
 /** Stop: SIGTERM to the agent's whole process group, SIGKILL to what is left after this long (seed 003). */
 export const KILL_GRACE_MS = 5_000;
@@ -32,18 +31,18 @@ export class AgentProcess {
   private readonly clock: Clock;
   private exitInfo: ExitInfo | null = null;
   private stderrTail = '';
-  /** Descendants seen so far (pid -> start time), so orphans can still be found after their parent exits. */
-  private readonly knownMembers = new Map<number, number>();
+  private readonly family: ProcessFamily;
 
   private constructor(
     readonly child: ChildProcessWithoutNullStreams,
     private readonly options: AgentProcessOptions,
   ) {
     this.clock = options.clock ?? systemClock;
+    this.family = new ProcessFamily(child.pid!);
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitInfo = { exitCode: signal ? null : code, signal };
-        this.killLeftovers();
+        this.family.killLeftovers();
         resolve(this.exitInfo);
       });
     });
@@ -87,49 +86,18 @@ export class AgentProcess {
   async stop(): Promise<ExitInfo> {
     if (this.running) {
       this.child.stdin.end();
-      this.signalAll('SIGTERM');
+      this.family.signal('SIGTERM');
       const grace = this.clock.after(this.options.killGraceMs ?? KILL_GRACE_MS, () =>
-        this.signalAll('SIGKILL'),
+        this.family.signal('SIGKILL'),
       );
       await this.exited;
       grace.cancel();
     }
-    this.killLeftovers();
+    this.family.killLeftovers();
     return this.exited;
-  }
-
-  private signalAll(signal: NodeJS.Signals): void {
-    const members = this.snapshotMembers();
-    signalGroup(this.pid, signal);
-    signalAll(
-      members.map((m) => m.pid),
-      signal,
-    );
-  }
-
-  private snapshotMembers() {
-    const members = sessionMembers(this.pid, this.knownMembers);
-    for (const member of members) this.knownMembers.set(member.pid, member.startTime);
-    return members;
-  }
-
-  /** Children the agent left behind (Gemini's shell tools do) die with it. */
-  private killLeftovers(): void {
-    const left = this.snapshotMembers().filter((m) => m.pid !== this.pid);
-    if (left.length > 0)
-      signalAll(
-        left.map((m) => m.pid),
-        'SIGKILL',
-      );
   }
 }
 
 function assertDirectory(cwd: string): void {
-  let isDir = false;
-  try {
-    isDir = statSync(cwd).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) throw new AgentSpawnError(`working directory ${cwd} does not exist or is not a folder`);
+  if (!isFolder(cwd)) throw new AgentSpawnError(`working directory ${cwd} does not exist or is not a folder`);
 }
