@@ -1,10 +1,6 @@
-import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-channel.js';
-import { systemClock } from '../../core/clock.js';
 import type { AgentSession } from '../../sessions/agent-session.js';
-import { ChannelRelay } from '../../sessions/channel-relay.js';
 import { openStore } from '../../store/store.js';
-import { isProcessAlive } from '../process.js';
-import { userName } from '../user.js';
+import { terminalRelay } from '../terminal-relay.js';
 import { exitCodeOf } from './run.js';
 
 /**
@@ -14,19 +10,10 @@ import { exitCodeOf } from './run.js';
  * Ctrl-C while it works) stops what it is doing, Ctrl-C while it waits or Ctrl-D ends it.
  */
 export async function converse(session: AgentSession, outputThreshold: number): Promise<number> {
-  const user = userName();
   // The relay's own connection: SQLite tells a connection about other connections' commits only.
   const store = openStore();
-  const relay = new ChannelRelay({
-    channel: new TerminalChannel({ input: process.stdin, output: process.stdout, user }),
-    store,
-    clock: systemClock,
-    chats: [{ chatId: LOCAL_CHAT }],
-    allowedUsers: new Set([user]),
+  const relay = terminalRelay(store, {
     outputThreshold,
-    isAlive: isProcessAlive,
-    exclusive: false,
-    bookkeeping: `terminal:${process.pid}`,
     serves: (record) => record.id === session.id,
     onAnswer: () => session.poke(),
     route: async (event) => {
