@@ -3,7 +3,6 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { getAgent } from '../../src/agents/registry.js';
@@ -14,12 +13,9 @@ import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { FAKE_ACP_AGENT } from '../support/fake-acp.js';
 import { waitFor } from '../support/wait.js';
 
-const FAKE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../fakes/acp-agent/fake-acp-agent.mjs',
-);
 const TOKEN = 'test-token-1234567890abcdef';
 let dir: string;
 let store: Store;
@@ -61,7 +57,7 @@ async function structuredSession(): Promise<AgentSession> {
   const session = await AgentSession.start({
     spec: getAgent('acp'),
     command: process.execPath,
-    args: [FAKE],
+    args: [FAKE_ACP_AGENT],
     cwd: dir,
     env: { ...process.env, FAKE_ACP_STATE: dir },
     cols: 120,

@@ -3,19 +3,14 @@
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import type { AgentEvent } from '../../src/core/events.js';
-import { AcpDriver } from '../../src/drivers/structured/acp/acp-driver.js';
+import type { AcpDriver } from '../../src/drivers/structured/acp/acp-driver.js';
+import { startFakeAcp } from '../support/fake-acp.js';
 import { JsonLines } from '../../src/drivers/structured/json-lines.js';
 import { PassThrough } from 'node:stream';
 import { waitFor } from '../support/wait.js';
 
-const FAKE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../fakes/acp-agent/fake-acp-agent.mjs',
-);
 let cwd: string;
 let driver: AcpDriver | null = null;
 
@@ -31,16 +26,7 @@ afterEach(async () => {
 
 describe('a hostile structured agent', () => {
   it('cannot write files or run commands through agent-bridge, speak for another session, or send escape codes to people', async () => {
-    driver = await AcpDriver.start(
-      {
-        command: process.execPath,
-        args: [FAKE],
-        cwd,
-        env: { ...process.env, FAKE_ACP_STATE: cwd },
-        clock: systemClock,
-      },
-      { clock: systemClock },
-    );
+    driver = await startFakeAcp(cwd);
     const events: AgentEvent[] = [];
     driver.on((event) => events.push(event));
     await driver.sendText('HOSTILE');

@@ -2,17 +2,12 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
 import type { AgentEvent } from '../../src/core/events.js';
-import { AcpDriver } from '../../src/drivers/structured/acp/acp-driver.js';
+import type { AcpDriver } from '../../src/drivers/structured/acp/acp-driver.js';
+import { startFakeAcp } from '../support/fake-acp.js';
 import { waitFor } from '../support/wait.js';
 
-const FAKE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../fakes/acp-agent/fake-acp-agent.mjs',
-);
 let cwd: string;
 let driver: AcpDriver | null = null;
 
@@ -28,17 +23,7 @@ afterEach(async () => {
 
 async function start(resume?: string): Promise<{ events: AgentEvent[]; ids: string[] }> {
   const ids: string[] = [];
-  driver = await AcpDriver.start(
-    {
-      command: process.execPath,
-      args: [FAKE],
-      cwd,
-      env: { ...process.env, FAKE_ACP_STATE: cwd },
-      clock: systemClock,
-      ...(resume ? { resume } : {}),
-    },
-    { clock: systemClock, onAgentSessionId: (id) => ids.push(id) },
-  );
+  driver = await startFakeAcp(cwd, { ids, ...(resume ? { resume } : {}) });
   const events: AgentEvent[] = [];
   driver.on((event) => events.push(event));
   return { events, ids };

@@ -1,7 +1,7 @@
 // A fake Gemini API (generativelanguage v1beta) on 127.0.0.1, good enough for the real Gemini CLI 0.61.
 // See README.md in this folder.
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { listenOnLoopback, readJsonBody } from '../json-http.js';
 
 export interface GeminiPart {
   text?: string;
@@ -119,17 +119,6 @@ function candidate(parts: GeminiPart[]) {
   };
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 export async function startFakeGemini(script?: GeminiScript): Promise<FakeGemini> {
   let current = script;
   const requests: GeminiRequest[] = [];
@@ -141,7 +130,7 @@ export async function startFakeGemini(script?: GeminiScript): Promise<FakeGemini
         return res.end('{}');
       }
       const [, model, method] = route as unknown as [string, string, string];
-      const body = await readJson(req);
+      const body = await readJsonBody(req);
       if (method === 'countTokens') {
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ totalTokens: 20 }));
@@ -157,17 +146,12 @@ export async function startFakeGemini(script?: GeminiScript): Promise<FakeGemini
       res.end(JSON.stringify(candidate(sideCallParts(body))));
     })().catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     turns: () => requests.filter((r) => r.method === 'streamGenerateContent'),
     setScript: (next) => (current = next),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -1,7 +1,7 @@
 // A fake OpenAI API on 127.0.0.1: Chat Completions (Copilot CLI's OpenAI provider) and Responses (Codex),
 // streamed the way the real API streams them. See README.md in this folder.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import { listenOnLoopback, readJsonBody } from '../json-http.js';
 
 /** What the fake model answers in one turn: words, and at most one tool call. */
 export interface OpenAiTurn {
@@ -226,17 +226,6 @@ function responsesAnswer(res: ServerResponse, body: Record<string, unknown>, tur
   );
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 export async function startFakeOpenAi(script?: OpenAiScript): Promise<FakeOpenAi> {
   let current = script;
   const requests: OpenAiRequest[] = [];
@@ -255,7 +244,7 @@ export async function startFakeOpenAi(script?: OpenAiScript): Promise<FakeOpenAi
           }),
         );
       }
-      const body = await readJson(req);
+      const body = await readJsonBody(req);
       const api = path.endsWith('/chat/completions')
         ? 'chat'
         : path.endsWith('/responses')
@@ -272,16 +261,11 @@ export async function startFakeOpenAi(script?: OpenAiScript): Promise<FakeOpenAi
       else responsesAnswer(res, body, turn);
     })().catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     setScript: (next) => (current = next),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
