@@ -42,7 +42,16 @@ function layerConfig(layer, forbidden) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'web/dist/**',
+      // Generated from the installed Codex by scripts/codex-protocol.mjs.
+      'src/drivers/structured/codex/protocol/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -174,7 +174,7 @@ export async function inProcessHost(
         ],
       });
       agent = session;
-      const terminal = session.terminal;
+      const terminal = session.terminal!;
       const answer = terminal.answer.bind(terminal);
       terminal.answer = (prompt, action) => {
         probes.mark(probes.keysStarted, probes.answering);
@@ -186,12 +186,12 @@ export async function inProcessHost(
       });
       const done = (async () => {
         const exit = await session.exited;
-        await session.terminal.screen.catchUp();
+        await session.terminal!.screen.catchUp();
         await session.finish(exit, 'completed');
-        await session.terminal.stop();
+        await session.driver.stop();
         if (exit.exitCode !== 0) throw new Error(`in-process session: exit ${JSON.stringify(exit)}`);
       })();
-      return { clock, done, abort: () => void session.terminal.stop() };
+      return { clock, done, abort: () => void session.driver.stop() };
     },
     log: () => errors.join('\n'),
     async stop() {

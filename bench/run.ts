@@ -16,6 +16,7 @@ import { promptLatency } from './prompt-latency.js';
 import { problemBlock, renderResult } from './report.js';
 import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
+import { structuredLatency } from './structured-latency.js';
 import { telegramLatency } from './telegram-latency.js';
 import { webTerminal } from './web-terminal.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
@@ -27,6 +28,7 @@ const registry: Benchmark[] = [
   slowReader,
   detectorThroughput,
   promptLatency,
+  structuredLatency,
   telegramLatency,
   discordLatency,
   daemonSessions,

@@ -132,12 +132,12 @@ export async function inProcessHost(root: string, fake: FakeTelegram, dir: strin
       });
       const done = (async () => {
         const exit = await session.exited;
-        await session.terminal.screen.catchUp();
+        await session.terminal!.screen.catchUp();
         await session.finish(exit, 'completed');
-        await session.terminal.stop();
+        await session.driver.stop();
         if (exit.exitCode !== 0) throw new Error(`in-process session: exit ${JSON.stringify(exit)}`);
       })();
-      return { clock, done, abort: () => void session.terminal.stop() };
+      return { clock, done, abort: () => void session.driver.stop() };
     },
     log: () => '',
     async stop() {

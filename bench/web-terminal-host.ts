@@ -180,7 +180,7 @@ export async function startHost(root: string, dir: string): Promise<WebHost> {
       if (response.status !== 201 || !body.id)
         throw new Error(`POST /api/sessions: ${response.status} ${body.error ?? ''}`);
       const id = body.id;
-      const terminal = session(id).terminal;
+      const terminal = session(id).terminal!;
       for (const deadline = performance.now() + WAIT_MS; ; await sleep(5)) {
         if ((await terminal.snapshot()).text.includes(MARKER)) return id;
         if (performance.now() > deadline) throw new Error(`session ${id} never printed its marker`);
@@ -199,7 +199,7 @@ export async function startHost(root: string, dir: string): Promise<WebHost> {
       await ended(id);
     },
     async close() {
-      await Promise.all(live.all().map((s) => s.terminal.stop()));
+      await Promise.all(live.all().map((s) => s.driver.stop()));
       await sleep(200); // each session's finish() (recording, store rows) runs after its exit
       await server.close();
       backend.close();

@@ -1,3 +1,4 @@
+import { acp } from './acp/spec.js';
 import { aider } from './aider/spec.js';
 import { claude } from './claude/spec.js';
 import { codex } from './codex/spec.js';
@@ -6,7 +7,15 @@ import { cursorAgent } from './cursor-agent/spec.js';
 import { custom } from './custom/spec.js';
 import { gemini } from './gemini/spec.js';
 import { shell } from './shell/spec.js';
-import { AGENT_IDS, buildLaunchArgs, type AgentId, type AgentSpec, type LaunchOptions } from './types.js';
+import {
+  AGENT_IDS,
+  buildLaunchArgs,
+  buildStructuredArgs,
+  type AgentId,
+  type AgentSpec,
+  type DriverKind,
+  type LaunchOptions,
+} from './types.js';
 import { discoverCommand, type Discovered, type DiscoveryEnv } from './discovery.js';
 
 /** Every agent agent-bridge knows. A Record, so an agent missing a facet fails to compile. */
@@ -19,6 +28,7 @@ export const agents: Record<AgentId, AgentSpec> = {
   aider,
   shell,
   custom,
+  acp,
 };
 
 export class UnknownAgentError extends Error {
@@ -44,24 +54,30 @@ export interface ResolvedLaunch {
   args: string[];
 }
 
-/** Finds the agent's executable and builds its arguments. `custom` takes its command from the extra args. */
+/**
+ * Finds the agent's executable and builds its arguments, for the terminal driver or (`driver: 'structured'`)
+ * for its protocol mode. `custom` and `acp` take their command from the extra args.
+ */
 export async function resolveLaunch(
   spec: AgentSpec,
   options: LaunchOptions,
   denv: DiscoveryEnv,
+  driver: DriverKind = 'terminal',
 ): Promise<ResolvedLaunch> {
-  if (spec.id === 'custom') return resolveCustom(spec, options, denv);
+  const build = driver === 'structured' ? buildStructuredArgs : buildLaunchArgs;
+  if (spec.commandFromArgs) return resolveFromArgs(spec, options, denv, build);
   const discovered = await discoverCommand(spec.search, denv);
-  return { spec, discovered, command: discovered.command, args: buildLaunchArgs(spec, options) };
+  return { spec, discovered, command: discovered.command, args: build(spec, options) };
 }
 
-async function resolveCustom(
+async function resolveFromArgs(
   spec: AgentSpec,
   options: LaunchOptions,
   denv: DiscoveryEnv,
+  build: typeof buildLaunchArgs,
 ): Promise<ResolvedLaunch> {
   const [program, ...rest] = options.extraArgs ?? [];
-  if (!program) throw new MissingCustomCommandError();
+  if (!program) throw new MissingCustomCommandError(spec.id);
   const search = program.includes('/')
     ? { homePaths: [program], names: [] }
     : { homePaths: [], names: [program] };
@@ -71,21 +87,25 @@ async function resolveCustom(
     spec,
     discovered: found,
     command: found.command,
-    args: buildLaunchArgs(spec, { ...options, extraArgs: rest }),
+    args: build(spec, { ...options, extraArgs: rest }),
   };
 }
 
 export class MissingCustomCommandError extends Error {
   override name = 'MissingCustomCommandError';
-  constructor() {
-    super('custom needs a command after --, e.g. agent-bridge run custom -- python3 -i');
+  constructor(agent = 'custom') {
+    super(
+      agent === 'acp'
+        ? 'acp needs the agent command after --, e.g. agent-bridge run acp -- opencode acp'
+        : `${agent} needs a command after --, e.g. agent-bridge run ${agent} -- python3 -i`,
+    );
   }
 }
 
 export async function discoverAll(
   denv: DiscoveryEnv,
 ): Promise<Array<{ spec: AgentSpec; discovered: Discovered }>> {
-  const listed = Object.values(agents).filter((spec) => spec.id !== 'custom');
+  const listed = Object.values(agents).filter((spec) => !spec.commandFromArgs);
   return Promise.all(
     listed.map(async (spec) => ({ spec, discovered: await discoverCommand(spec.search, denv) })),
   );

@@ -10,6 +10,7 @@ export const AGENT_IDS = [
   'aider',
   'shell',
   'custom',
+  'acp',
 ] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
@@ -62,8 +63,87 @@ export interface AgentSpec {
   screens: ScreenVocabulary;
   /** Structured signals from the agent's own hooks, when it has them (Claude Code: `--settings <file>`). */
   hooks?: { protocol: 'claude-code'; args: (settingsFile: string) => string[] };
-  /** Drivers this agent can run under. */
-  drivers: Array<'terminal' | 'structured'>;
+  /** Its own protocol, when it speaks one: what the structured driver runs it with. */
+  structured?: StructuredFacet;
+  /** False for an agent that only speaks a protocol (no screen to read). Default true. */
+  terminal?: false;
+  /** The command comes from the arguments after `--` (custom, acp), not from discovery. */
+  commandFromArgs?: boolean;
+}
+
+/** How agent-bridge talks to an agent: its screen, its own protocol, or the protocol where the agent has one. */
+export const DRIVER_CHOICES = ['auto', 'terminal', 'structured'] as const;
+export type DriverChoice = (typeof DRIVER_CHOICES)[number];
+export type DriverKind = Exclude<DriverChoice, 'auto'>;
+
+/** The protocols agent-bridge speaks: one structured driver each. */
+export type StructuredProtocol = 'acp' | 'claude-stream-json' | 'codex-app-server';
+
+export interface StructuredFacet {
+  protocol: StructuredProtocol;
+  /** What puts the agent in protocol mode: flags (`--acp`), or a subcommand (`app-server`), see `subcommand`. */
+  modeArgs: string[];
+  /** `modeArgs` is a subcommand: it goes first, and the terminal's base arguments are left out. */
+  subcommand?: boolean;
+  /**
+   * Launch options that stay command-line flags in protocol mode; the others go through the protocol
+   * (ACP `session/load` resumes, Codex takes its model and approval policy in `thread/start`).
+   */
+  flags: ReadonlyArray<'model' | 'skipPermissions' | 'permissionMode' | 'resume'>;
+  /** The installed version speaks it when its `--help` (with these arguments) matches; older ones did not. */
+  probe?: { args: string[]; pattern: RegExp };
+}
+
+/**
+ * Why `choice` cannot run `spec` (with what to use instead), or null when it can. `auto` always can: it picks
+ * the agent's protocol where it has one and the installed version speaks it.
+ */
+export function driverProblem(spec: AgentSpec, choice: string): string | null {
+  if (!(DRIVER_CHOICES as readonly string[]).includes(choice))
+    return `unknown driver "${choice}": choose ${DRIVER_CHOICES.join(', ')}`;
+  if (choice === 'auto' || agentDrivers(spec).includes(choice as DriverKind)) return null;
+  return choice === 'structured'
+    ? `${spec.id} has no structured driver (it is read from its screen): use driver terminal or auto`
+    : `${spec.id} speaks only its protocol: use driver structured or auto`;
+}
+
+/** The driver when none is chosen: the agent's screen, or its protocol for an agent that has no screen (acp). */
+export function defaultDriver(spec: AgentSpec): DriverKind {
+  return spec.terminal === false ? 'structured' : 'terminal';
+}
+
+/** The drivers an agent can run under. */
+export function agentDrivers(spec: AgentSpec): DriverKind[] {
+  return [
+    ...(spec.terminal === false ? [] : ['terminal' as const]),
+    ...(spec.structured ? ['structured' as const] : []),
+  ];
+}
+
+/**
+ * The command line of the agent in protocol mode: its mode arguments, the launch options that stay flags
+ * there, then the user's own arguments. Options the protocol carries itself are left to the driver.
+ */
+export function buildStructuredArgs(spec: AgentSpec, options: LaunchOptions): string[] {
+  const facet = spec.structured;
+  if (!facet) throw new UnsupportedLaunchOption(`${spec.id} has no structured driver`);
+  const flags = new Set(facet.flags);
+  const asFlags: LaunchOptions = {
+    ...(flags.has('skipPermissions') ? { skipPermissions: options.skipPermissions } : {}),
+    ...(flags.has('model') && options.model !== undefined ? { model: options.model } : {}),
+    ...(flags.has('permissionMode') && options.permissionMode !== undefined
+      ? { permissionMode: options.permissionMode }
+      : {}),
+    ...(flags.has('resume') && options.resume !== undefined ? { resume: options.resume } : {}),
+    extraArgs: options.extraArgs ?? [],
+  };
+  if (options.resume === true && !flags.has('resume'))
+    throw new UnsupportedLaunchOption(
+      `${spec.id} resumes a conversation by its id under the structured driver: give --resume <id>`,
+    );
+  const withoutBase: AgentSpec = { ...spec, baseArgs: facet.subcommand ? [] : (spec.baseArgs ?? []) };
+  const rest = buildLaunchArgs(withoutBase, asFlags);
+  return [...facet.modeArgs, ...rest];
 }
 
 export function buildLaunchArgs(spec: AgentSpec, options: LaunchOptions): string[] {

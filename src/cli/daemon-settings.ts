@@ -2,7 +2,7 @@ import path from 'node:path';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { discoverCommand } from '../agents/discovery.js';
 import { getAgent, isAgentId } from '../agents/registry.js';
-import type { AgentSpec } from '../agents/types.js';
+import { driverProblem, type AgentSpec } from '../agents/types.js';
 import { durationMs } from '../config/duration.js';
 import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
@@ -30,11 +30,16 @@ export async function daemonSettings(
     if (withTerminal) chats.terminal = [LOCAL_CHAT];
     const agent = getAgent(agentId);
     checkLaunchSettings(repo, agent);
+    const driverMistake = repo.driver ? driverProblem(agent, repo.driver) : null;
+    if (driverMistake) throw new UsageError(`repository ${repo.name}: ${driverMistake}`);
+    if (repo.command && !agent.commandFromArgs)
+      throw new UsageError(`repository ${repo.name}: ${agent.id} is found by itself; remove command:`);
     repos.push({
       name: repo.name,
       dir: expandDir(repo.dir, baseDir),
       agent,
-      args: repo.args ?? [],
+      args: [...commandLine(repo.command), ...(repo.args ?? [])],
+      ...(repo.driver ? { driver: repo.driver } : {}),
       channels: Object.keys(chats),
       chats,
       config: repo,
@@ -57,6 +62,12 @@ export async function daemonSettings(
         }
       : null,
   };
+}
+
+/** `command:` as a list, or one line split at spaces (a list keeps arguments with spaces whole). */
+function commandLine(command: string | string[] | undefined): string[] {
+  if (command === undefined) return [];
+  return typeof command === 'string' ? command.split(/\s+/).filter(Boolean) : command;
 }
 
 async function implicitRepo(config: Config, cwd: string): Promise<DaemonRepo> {

@@ -72,7 +72,7 @@ function addRunCommand(program: Command): void {
     .description(
       'run an agent in this terminal, exactly as you would, with agent-bridge watching and recording',
     )
-    .argument('<agent>', 'claude, codex, gemini, copilot, cursor-agent, aider, shell or custom')
+    .argument('<agent>', 'claude, codex, gemini, copilot, cursor-agent, aider, shell, custom or acp')
     .argument('[args...]', 'arguments for the agent, after --')
     .option('-C, --cwd <dir>', 'folder to run the agent in (default: the current folder)')
     .option('--skip-permissions', 'start the agent with its own skip-permissions flag (dangerous)')
@@ -81,6 +81,12 @@ function addRunCommand(program: Command): void {
     .option('--no-auto-trust', "do not accept the agent's folder-trust question automatically")
     .option('--no-record', 'do not write an asciicast recording of the session')
     .option('--no-hooks', 'Claude Code: detect prompts from the screen only, without its hooks')
+    .addOption(
+      new Option(
+        '--driver <driver>',
+        "terminal: the agent's own screen (default); structured: its protocol, as a conversation here; auto: its protocol where the installed agent speaks one",
+      ).choices(['auto', 'terminal', 'structured']),
+    )
     .option('--config <file>', 'agent-bridge.yaml with the channels named by --approve-from')
     .option('-q, --quiet', 'do not say on stderr what was started (session id, recording, where to answer)')
     .option(
@@ -109,6 +115,8 @@ function addRunCommand(program: Command): void {
         'agent-bridge run shell',
         'agent-bridge run claude --continue',
         'agent-bridge run custom -- python3 -i',
+        'agent-bridge run gemini --driver structured',
+        'agent-bridge run acp -- opencode acp',
       ),
     )
     .action(async (agent: string, args: string[], options) => {
@@ -343,7 +351,10 @@ function addConfigCommands(program: Command): void {
       (v: string, p: string[] | undefined) => [...(p ?? []), v],
     )
     .option('--agent <agent>', 'claude, codex, gemini, ... (default: defaults.agent, which is claude)')
-    .option('--driver <driver>', "terminal or structured (default: the agent's own)")
+    .option(
+      '--driver <driver>',
+      "auto, terminal or structured (default terminal: the agent's screen; structured: its own protocol)",
+    )
     .option(
       '--config <file>',
       'config file to edit (default: the one found, else ~/.agent-bridge/agent-bridge.yaml)',

@@ -138,7 +138,10 @@ const repo = z
     name: z.string().min(1),
     dir: z.string().min(1),
     agent: z.string().optional(),
-    driver: z.enum(['terminal', 'structured']).optional(),
+    /** auto: the agent's own protocol where the installed version speaks it, else its screen. */
+    driver: z.enum(['auto', 'terminal', 'structured']).optional(),
+    /** The agent's command line, for agents found by it (acp, custom): a list, or one line split at spaces. */
+    command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
     args: z.array(z.string()).optional(),
     channels: z.record(z.string(), z.array(z.union([z.string(), exactNumber]))).optional(),
     model: z.string().optional(),

@@ -171,3 +171,10 @@ export function secretSummary(length: number): string {
 function quoted(text: string): string {
   return JSON.stringify(text.length > 60 ? text.slice(0, 59) + '…' : text);
 }
+
+/** What an agent is told when a person says no: in their words when they gave some. */
+export function denialMessage(decidedBy: string, words: string | undefined): string {
+  return words
+    ? `Denied by ${decidedBy}, who says: ${words}`
+    : `Denied by ${decidedBy} through agent-bridge.`;
+}

@@ -23,4 +23,9 @@ export interface ScreenVocabulary {
   isIdle?(screen: ScreenView): boolean;
   /** `digit`: a digit picks a menu option at once (Claude, Codex, Gemini, Copilot); else digit then Enter. */
   menuKeys: 'digit' | 'digit-enter';
+  /**
+   * The keys that stop what the agent is doing (/cancel), where they are not Ctrl-C's SIGINT: Claude Code reads
+   * its terminal raw and stops a turn (and denies a waiting dialog) on Esc.
+   */
+  interruptKeys?: string;
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSpec } from '../agents/types.js';
+import type { AgentDriver } from '../drivers/driver.js';
+import type { StructuredLaunch } from '../drivers/structured/structured-driver.js';
 import type { Clock } from '../core/clock.js';
 import type { AgentEvent, AgentUsage, ExitInfo, PromptKind } from '../core/events.js';
 import { DEFAULT_PROMPT_TTL_MS, describeReply } from '../core/prompt.js';
@@ -17,6 +19,7 @@ import { recordingsDir } from '../store/paths.js';
 import type { Store } from '../store/store.js';
 import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
 import { SharedStoreChanges } from './store-watcher.js';
+import { startStructuredDriver } from './structured-drivers.js';
 
 export interface AgentSessionOptions {
   spec: AgentSpec;
@@ -32,6 +35,11 @@ export interface AgentSessionOptions {
   clock: Clock;
   /** Where Claude Code's hooks report; without it the agent runs with screen detection only. */
   hooks?: HookReceiver;
+  /**
+   * Run the agent through its own protocol (the spec's structured facet) instead of its screen: the launch
+   * options its protocol carries (resume, model, skipping permissions). `args` are then its protocol-mode ones.
+   */
+  structured?: Pick<StructuredLaunch, 'resume' | 'model' | 'skipPermissions'>;
   ttlMs?: Partial<Record<PromptKind, number>>;
   observers?: PromptObserver[];
   /** Remote channels that may answer prompts and talk to the session (the local ones always can). */
@@ -60,12 +68,13 @@ export const BACKGROUND_SESSION = {
 const HOOK_GRACE_MS = 1500;
 
 /**
- * One agent under agent-bridge: its terminal driver, its row in the store, its prompts (screen and hooks)
- * through the coordinator, its recording and its audit trail. What channels see is its event stream.
+ * One agent under agent-bridge: its driver (its terminal, or its own protocol), its row in the store, its
+ * prompts (screen, hooks or protocol) through the coordinator, its recording and its audit trail. What
+ * channels see is its event stream.
  */
 export class AgentSession {
   readonly id = randomUUID();
-  terminal!: TerminalSession;
+  driver!: AgentDriver;
   coordinator!: PromptCoordinator;
   recorder: AsciicastWriter | null = null;
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
@@ -78,6 +87,11 @@ export class AgentSession {
   private readonly sealing = newSealingKeys();
   /** The last storage failure said, so a full disk is said once per kind of failure, not per byte. */
   private readonly storageSaid = new Set<string>();
+  /** Someone stopped it (a person, or agent-bridge shutting down): its end is 'terminated', not a crash. */
+  private stopRequested = false;
+  private finishing: Promise<void> | null = null;
+  private registered = false;
+  private agentSessionId: string | null = null;
 
   private constructor(private readonly options: AgentSessionOptions) {}
 
@@ -102,7 +116,12 @@ export class AgentSession {
   }
 
   get exited(): Promise<ExitInfo> {
-    return this.terminal.exited;
+    return this.driver.exited;
+  }
+
+  /** The agent's terminal, when it runs in one (the terminal driver); null under a structured driver. */
+  get terminal(): TerminalSession | null {
+    return this.driver instanceof TerminalSession ? this.driver : null;
   }
 
   /**
@@ -111,6 +130,9 @@ export class AgentSession {
    * then is lost by some TUIs (Claude Code drops keys while it starts).
    */
   whenReady(timeoutMs = 20_000): Promise<void> {
+    const terminal = this.terminal;
+    // A structured driver is ready once started: its handshake is done.
+    if (!terminal) return Promise.resolve();
     return new Promise((resolve) => {
       let done = false;
       const finish = () => {
@@ -120,14 +142,14 @@ export class AgentSession {
         resolve();
       };
       const timer = this.options.clock.after(timeoutMs, finish);
-      void this.terminal.exited.then(finish);
+      void terminal.exited.then(finish);
       if (this.options.spec.screens.isIdle) {
         this.on((event) => {
           if (event.type === 'status' && event.state === 'idle') finish();
         });
         if (this.idle) finish();
       } else {
-        this.terminal.screen.onSettled((screen) => {
+        terminal.screen.onSettled((screen) => {
           if (screen.snapshot().text.trim()) finish();
         });
       }
@@ -149,8 +171,19 @@ export class AgentSession {
       onClear: () => this.onStoreChange(),
       onStorageError: (what, error) => this.storageFailed(what, error),
     });
-    const { args, env } = this.hookArguments(Math.ceil(ttl.permission / 1000) + 60);
-    this.terminal = await TerminalSession.start({
+    this.driver = this.options.structured
+      ? await this.startStructured(Math.ceil(Math.max(...Object.values(ttl)) / 1000) + 60)
+      : await this.startTerminal(Math.ceil(ttl.permission / 1000) + 60);
+    const recording = this.options.record && this.terminal ? this.startRecording() : null;
+    this.register(recording);
+    this.driver.on((event) => this.onDriverEvent(event));
+    this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
+  }
+
+  private async startTerminal(permissionTimeoutSeconds: number): Promise<TerminalSession> {
+    const { spec, clock } = this.options;
+    const { args, env } = this.hookArguments(permissionTimeoutSeconds);
+    return TerminalSession.start({
       command: this.options.command,
       args: [...args, ...this.options.args],
       cwd: this.options.cwd,
@@ -162,10 +195,32 @@ export class AgentSession {
       autoAcceptStartup: this.options.autoTrust,
       vocabulary: spec.screens,
     });
-    const recording = this.options.record ? this.startRecording() : null;
-    this.register(recording);
-    this.terminal.on((event) => this.onTerminalEvent(event));
-    this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
+  }
+
+  private startStructured(promptTimeoutSeconds: number): Promise<AgentDriver> {
+    const { spec, clock } = this.options;
+    return startStructuredDriver(
+      spec,
+      {
+        command: this.options.command,
+        args: this.options.args,
+        cwd: this.options.cwd,
+        env: this.options.env,
+        clock,
+        ...this.options.structured,
+      },
+      {
+        clock,
+        promptTimeoutSeconds,
+        onAgentSessionId: (agentSessionId) => this.recordAgentSessionId(agentSessionId),
+      },
+    );
+  }
+
+  /** The agent's own conversation id (for resume): reported during the handshake, before the row exists. */
+  private recordAgentSessionId(agentSessionId: string): void {
+    this.agentSessionId = agentSessionId;
+    if (this.registered) this.options.store.sessions.setAgentSessionId(this.id, agentSessionId);
   }
 
   private register(recording: string | null): void {
@@ -175,18 +230,21 @@ export class AgentSession {
       id: this.id,
       agent: spec.id,
       cwd: this.options.cwd,
-      pid: this.terminal.pid,
+      pid: this.driver.pid,
       recording,
       approveFrom,
       owner: ownProcessRef(),
       answerKey: this.sealing.publicKey,
       ...(this.options.label ? { label: this.options.label } : {}),
     });
+    this.registered = true;
+    if (this.agentSessionId) store.sessions.setAgentSessionId(this.id, this.agentSessionId);
     store.audit.record('SESSION_START', {
       session_id: this.id,
       agent: spec.id,
       cwd: this.options.cwd,
-      pid: this.terminal.pid,
+      pid: this.driver.pid,
+      driver: this.driver.kind,
       ...(this.options.startedBy ? { started_by: this.options.startedBy } : {}),
     });
     if (approveFrom.length > 0) {
@@ -219,7 +277,7 @@ export class AgentSession {
     }
     for (const input of inputs) {
       this.audit('TEXT_TYPED', { sent_by: input.sentBy, chars: [...input.text].length });
-      void this.terminal.sendText(input.text).catch(() => undefined);
+      void this.driver.sendText(input.text).catch(() => undefined);
     }
   }
 
@@ -242,28 +300,38 @@ export class AgentSession {
     }
   }
 
-  private onTerminalEvent(event: AgentEvent): void {
+  private onDriverEvent(event: AgentEvent): void {
     try {
-      this.handleTerminalEvent(event);
+      this.handleDriverEvent(event);
     } catch (error) {
       // Whatever fails in our bookkeeping, the agent's terminal goes on.
       this.storageFailed(`handling ${event.type}`, error);
     }
   }
 
-  private handleTerminalEvent(event: AgentEvent): void {
+  private handleDriverEvent(event: AgentEvent): void {
     if (event.type === 'status' && event.state) this.idle = event.state === 'idle';
     if (event.type === 'output') this.recorder?.output(event.data);
+    const driver = this.driver;
     if (event.type === 'prompt') {
       const prompt = event.prompt;
-      this.coordinator.raiseFromScreen(prompt, (action) => this.terminal.answer(prompt, action));
+      if (driver.kind === 'terminal')
+        this.coordinator.raiseFromScreen(prompt, (action) => driver.answer(prompt, action));
+      else
+        this.coordinator.raiseFromProtocol(prompt, (action, record) =>
+          driver.answer(prompt, action, record.decidedBy ?? undefined),
+        );
     }
-    if (event.type === 'prompt_gone') this.coordinator.screenPromptGone(event.key);
+    if (event.type === 'prompt_gone') {
+      if (driver.kind === 'terminal') this.coordinator.screenPromptGone(event.key);
+      else this.coordinator.protocolPromptGone(event.key);
+    }
     this.emit(event);
   }
 
   private emit(event: AgentEvent): void {
-    if (event.type === 'message' && this.options.approveFrom?.length) {
+    // A structured agent's messages are all it says: they are kept for whoever reads the session.
+    if (event.type === 'message' && (this.options.approveFrom?.length || this.driver.kind === 'structured')) {
       this.options.store.channels.addMessage(this.id, 'message', event.text);
     }
     if (event.type === 'status' && event.usage) this.recordUsage(event.usage);
@@ -372,18 +440,43 @@ export class AgentSession {
   }
 
   resize(cols: number, rows: number): void {
-    this.terminal.resize(cols, rows);
+    this.terminal?.resize(cols, rows);
     this.recorder?.resize(cols, rows);
   }
 
   /**
-   * After the agent exited (or was stopped). Open prompts fail ("the session ended"), unless `keepPrompts`:
-   * a daemon shutting down leaves them pending in the store.
+   * Stops the agent because someone asked (a person, a restart, agent-bridge shutting down): it ends as
+   * 'terminated' however its process ended (a shell dies of the SIGHUP it was sent).
    */
-  async finish(
+  async stop(options: { keepPrompts?: boolean; reason?: string } = {}): Promise<void> {
+    this.stopRequested = true;
+    const exit = await this.driver.stop();
+    await this.finish(exit, 'terminated', options);
+  }
+
+  /** How the session ended: stopped on request, or on its own (a clean exit, or not). */
+  endStatus(exit: ExitInfo): 'completed' | 'crashed' | 'terminated' {
+    if (this.stopRequested) return 'terminated';
+    return exit.exitCode === 0 ? 'completed' : 'crashed';
+  }
+
+  /**
+   * After the agent exited (or was stopped). Open prompts fail ("the session ended"), unless `keepPrompts`:
+   * a daemon shutting down leaves them pending in the store. Runs once: later calls share the first.
+   */
+  finish(
     exit: ExitInfo,
     status: 'completed' | 'crashed' | 'terminated',
     options: { keepPrompts?: boolean; reason?: string } = {},
+  ): Promise<void> {
+    this.finishing ??= this.finishOnce(exit, status, options);
+    return this.finishing;
+  }
+
+  private async finishOnce(
+    exit: ExitInfo,
+    status: 'completed' | 'crashed' | 'terminated',
+    options: { keepPrompts?: boolean; reason?: string },
   ): Promise<void> {
     this.unwatch?.();
     this.unwatch = null;

@@ -5,7 +5,7 @@ import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detecto
 import type { AuditLog } from '../store/audit/audit-log.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
 
-/** How a raised prompt receives its answer: keys into the PTY, or a hook's HTTP response. */
+/** How a raised prompt receives its answer: keys into the PTY, a hook's HTTP response, a protocol reply. */
 export type Deliver = (action: ReplyAction, record: PromptRecord) => Promise<string>;
 
 export interface PromptObserver {
@@ -38,7 +38,7 @@ export interface CoordinatorOptions {
 
 interface Entry {
   detected: DetectedPrompt;
-  source: 'screen' | 'hook';
+  source: 'screen' | 'hook' | 'protocol';
   deliver: Deliver;
   record: PromptRecord | null;
   ttl: TimerHandle | null;
@@ -126,6 +126,17 @@ export class PromptCoordinator {
     });
     aborted.addEventListener('abort', () => this.closeLocally(screenEntry));
     return screenEntry.settled;
+  }
+
+  /** An exact prompt from the agent's own protocol (a structured driver): raised as it is, no twins. */
+  raiseFromProtocol(detected: DetectedPrompt, deliver: Deliver): void {
+    this.enqueue({ detected, source: 'protocol', deliver });
+  }
+
+  /** The agent no longer asks it (its turn was cancelled or ended): closed unanswered, everywhere. */
+  protocolPromptGone(key: string): void {
+    const entry = [this.active, ...this.queue].find((e) => e?.detected.key === key);
+    if (entry) this.closeLocally(entry, 'canceled');
   }
 
   /** The screen no longer shows a prompt: someone answered it at the terminal (or it went away). */
@@ -218,15 +229,20 @@ export class PromptCoordinator {
     for (const observer of this.options.observers ?? []) observer.opened?.(record);
   }
 
-  private closeLocally(entry: Entry): void {
+  private closeLocally(entry: Entry, as: 'resolved' | 'canceled' = 'resolved'): void {
     const record = entry.record;
     if (!record) return this.finish(entry); // still queued: it never reached anyone
     // Closed only while still open: an answer being injected right now makes its own dialog go away.
     const closed = this.safely('closing a prompt answered at the terminal', () =>
-      this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal'),
+      as === 'resolved'
+        ? this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')
+        : this.options.prompts.close(record.id, 'canceled', 'agent', 'the agent no longer asks'),
     );
     if (closed === false) return;
-    if (closed) this.audit('PROMPT_RESOLVED_LOCALLY', record, {});
+    if (closed)
+      this.audit(as === 'resolved' ? 'PROMPT_RESOLVED_LOCALLY' : 'PROMPT_CANCELED', record, {
+        reason: 'the agent no longer asks',
+      });
     this.finish(entry);
   }
 

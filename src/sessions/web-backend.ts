@@ -119,14 +119,11 @@ export class SessionsWebBackend implements WebBackend {
     });
     // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.
     if (this.closed) {
-      const exit = await session.terminal.stop();
-      await session.finish(exit, 'terminated', { reason: STOPPING }).catch(() => undefined);
+      await session.stop({ reason: STOPPING }).catch(() => undefined);
       throw new Error(STOPPING);
     }
     this.started.set(session.id, { agent: spec.id, cwd, args: request.args ?? [] });
-    void session.exited.then((exit) =>
-      session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed').catch(() => undefined),
-    );
+    void session.exited.then((exit) => session.finish(exit, session.endStatus(exit)).catch(() => undefined));
     this.options.live.add(session);
     return this.view(store.sessions.get(session.id)!, 0, session);
   }
@@ -134,7 +131,7 @@ export class SessionsWebBackend implements WebBackend {
   async stop(id: string): Promise<boolean> {
     const session = this.options.live.get(id);
     if (!session) return false;
-    await session.terminal.stop();
+    await session.stop({ reason: 'stopped from the web UI' });
     return true;
   }
 
@@ -187,8 +184,9 @@ export class SessionsWebBackend implements WebBackend {
 
   async attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null> {
     const session = this.options.live.get(sessionId);
-    if (!session) return null;
-    const terminal = session.terminal;
+    // A structured session has no terminal to show (its messages and prompts reach the inbox and chats).
+    const terminal = session?.terminal;
+    if (!session || !terminal) return null;
     const redraw = async () => {
       await terminal.screen.catchUp();
       return terminal.screen.serialize();
@@ -245,7 +243,8 @@ export class SessionsWebBackend implements WebBackend {
       state,
       startedAt: new Date(record.startedAt).toISOString(),
       pendingPrompts,
-      live: Boolean(live),
+      // A structured session has no terminal to attach: it shows in the list and its prompts in the inbox.
+      live: Boolean(live?.terminal),
       recording: record.recording ? path.basename(record.recording, '.cast') : null,
     };
   }

@@ -138,7 +138,7 @@ describe('agent-bridge add-repo', () => {
       'an unknown agent',
       ['--dir', '../src/api', '--agent', 'gpt', '--channel', 'telegram:1'],
       () =>
-        '--agent gpt: unknown agent; choose one of claude, codex, gemini, copilot, cursor-agent, aider, shell, custom',
+        '--agent gpt: unknown agent; choose one of claude, codex, gemini, copilot, cursor-agent, aider, shell, custom, acp',
     ],
     [
       'an unknown channel',
@@ -154,7 +154,8 @@ describe('agent-bridge add-repo', () => {
     [
       'a driver the agent does not have',
       ['--dir', '../src/api', '--agent', 'shell', '--driver', 'structured', '--channel', 'web:1'],
-      () => '--driver structured: shell runs under terminal (choose one of those)',
+      () =>
+        '--driver structured: shell has no structured driver (it is read from its screen): use driver terminal or auto',
     ],
     [
       'a stray word before --',
@@ -254,7 +255,7 @@ describe('agent-bridge config check', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
       `warning: ${workFile()}:3: repos.0.dir: ${path.join(dir, 'nope')} does not exist\n` +
-        `warning: ${workFile()}:6: repos.1.agent: unknown agent "gpt"; choose one of claude, codex, gemini, copilot, cursor-agent, aider, shell, custom\n` +
+        `warning: ${workFile()}:6: repos.1.agent: unknown agent "gpt"; choose one of claude, codex, gemini, copilot, cursor-agent, aider, shell, custom, acp\n` +
         `warning: ${workFile()}:8: repos.1.channels.pigeon: unknown channel "pigeon"; choose from terminal, telegram, discord, slack, web\n` +
         `3 warnings: ${workFile()}: 2 repos, channels: none\n`,
     );

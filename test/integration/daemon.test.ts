@@ -113,11 +113,13 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     telegram.userSendsText({ userId: OWNER, text: 'hi' });
     await telegramSays(/web got: hi/);
     telegram.userSendsText({ userId: OWNER, text: '/status' });
-    await telegramSays(/web · Custom command · running · idle \d+ s · \d+ prompt\(s\) waiting/);
+    await telegramSays(
+      /web · Custom command \(terminal driver\) · running · idle \d+ s · \d+ prompt\(s\) waiting/,
+    );
     telegram.userSendsText({ userId: OWNER, text: 'SLEEP' });
     await waitFor('the agent busy', () => true);
     telegram.userSendsText({ userId: OWNER, text: '/cancel' });
-    await telegramSays(/web: interrupted \(Ctrl-C sent\)/);
+    await telegramSays(/web: interrupted/);
     await telegramSays(/web: interrupted$/m);
     const first = store.sessions.list()[0]!.id;
     telegram.userSendsText({ userId: OWNER, text: '/restart' });

@@ -44,7 +44,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(live.all().map((s) => s.terminal.stop()));
+  await Promise.all(live.all().map((s) => s.driver.stop()));
   await server.close();
   backend.close();
   store.close();

@@ -74,7 +74,7 @@ export class WebWorld {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.live.all().map((s) => s.terminal.stop()));
+    await Promise.all(this.live.all().map((s) => s.stop()));
     await this.closeServer();
     this.backend.close();
     this.store.close();

@@ -17,5 +17,4 @@ export const aider: AgentSpec = {
   resumeArgs: () => ['--restore-chat-history'],
   startupPrompts: [],
   screens: genericScreens,
-  drivers: ['terminal'],
 };

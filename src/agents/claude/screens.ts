@@ -77,4 +77,5 @@ export const claudeScreens: ScreenVocabulary = {
     permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen),
   isIdle,
   menuKeys: 'digit',
+  interruptKeys: '\x1b',
 };

@@ -22,5 +22,21 @@ export const claude: AgentSpec = {
   screens: claudeScreens,
   // Hooks go in a settings file of our own: the user's settings stay untouched.
   hooks: { protocol: 'claude-code', args: (settingsFile) => ['--settings', settingsFile] },
-  drivers: ['terminal', 'structured'],
+  // stream-json with permission questions on stdio (agent-facts 12-stdio.jsonl); not the published ACP adapter,
+  // which disallows AskUserQuestion.
+  structured: {
+    protocol: 'claude-stream-json',
+    modeArgs: [
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-prompt-tool',
+      'stdio',
+    ],
+    flags: ['model', 'skipPermissions', 'permissionMode', 'resume'],
+    probe: { args: ['--help'], pattern: /--input-format/ },
+  },
 };

@@ -22,5 +22,12 @@ export const codex: AgentSpec = {
     { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '1' },
   ],
   screens: codexScreens,
-  drivers: ['terminal', 'structured'],
+  // JSON-RPC over stdio; model, approval policy and resume travel in the protocol (thread/start, thread/resume).
+  structured: {
+    protocol: 'codex-app-server',
+    modeArgs: ['app-server'],
+    subcommand: true,
+    flags: [],
+    probe: { args: ['app-server', '--help'], pattern: /generate-ts/ },
+  },
 };

@@ -19,5 +19,10 @@ export const copilot: AgentSpec = {
     { name: 'folder trust', pattern: /Do you trust the files in this folder\?[\s\S]*1\. Yes/, answer: '1' },
   ],
   screens: copilotScreens,
-  drivers: ['terminal', 'structured'],
+  structured: {
+    protocol: 'acp',
+    modeArgs: ['--acp'],
+    flags: ['model', 'skipPermissions'],
+    probe: { args: ['--help'], pattern: /^\s*--acp\b/m },
+  },
 };

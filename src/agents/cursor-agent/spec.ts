@@ -22,5 +22,4 @@ export const cursorAgent: AgentSpec = {
     },
   ],
   screens: genericScreens,
-  drivers: ['terminal', 'structured'],
 };

@@ -10,5 +10,5 @@ export const custom: AgentSpec = {
   search: { homePaths: [], names: [] },
   startupPrompts: [],
   screens: genericScreens,
-  drivers: ['terminal'],
+  commandFromArgs: true,
 };

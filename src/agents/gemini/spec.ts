@@ -23,5 +23,11 @@ export const gemini: AgentSpec = {
     },
   ],
   screens: geminiScreens,
-  drivers: ['terminal', 'structured'],
+  // ACP; resumes with session/load. `--acp` since 0.4x (before: --experimental-acp).
+  structured: {
+    protocol: 'acp',
+    modeArgs: ['--acp'],
+    flags: ['model', 'skipPermissions'],
+    probe: { args: ['--help'], pattern: /^\s*--acp\b/m },
+  },
 };

@@ -14,5 +14,4 @@ export const shell: AgentSpec = {
   },
   startupPrompts: [],
   screens: shellScreens,
-  drivers: ['terminal'],
 };

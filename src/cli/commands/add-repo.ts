@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { AGENT_IDS } from '../../agents/types.js';
+import { AGENT_IDS, driverProblem } from '../../agents/types.js';
 import { agents, isAgentId } from '../../agents/registry.js';
 import { NEW_CONFIG_TEXT, writeConfigFile } from '../../config/edit.js';
 import { CONFIG_FILE_NAME, findConfigFile, parseConfig } from '../../config/load.js';
@@ -120,13 +120,12 @@ function configFileToEdit(explicit: string | undefined): string {
 function checkAgent(agent: string, driver: string | undefined, args: string[], flag: string): void {
   if (!isAgentId(agent))
     throw new UsageError(`${flag} ${agent}: unknown agent; choose one of ${AGENT_IDS.join(', ')}`);
-  const drivers: string[] = agents[agent].drivers;
-  if (driver !== undefined && !drivers.includes(driver))
+  const problem = driver === undefined ? null : driverProblem(agents[agent], driver);
+  if (problem) throw new UsageError(`--driver ${driver}: ${problem}`);
+  if (agents[agent].commandFromArgs && args.length === 0)
     throw new UsageError(
-      `--driver ${driver}: ${agent} runs under ${drivers.join(' or ')} (choose one of those)`,
+      `${agent} needs its command after --, e.g. -- ${agent === 'acp' ? 'opencode acp' : 'python3 -i'}`,
     );
-  if (agent === 'custom' && args.length === 0)
-    throw new UsageError('custom needs its command after --, e.g. -- python3 -i');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { currentDiscoveryEnv } from '../../agents/discovery.js';
 import { discoverAll } from '../../agents/registry.js';
+import { agentDrivers } from '../../agents/types.js';
 import { paint, printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
 
 export async function agentsCommand(
@@ -19,7 +20,7 @@ export async function agentsCommand(
         install: spec.installHint,
         skipPermissionsFlag: spec.skipPermissionsFlag ?? null,
         canResume: Boolean(spec.resumeArgs),
-        drivers: spec.drivers,
+        drivers: agentDrivers(spec),
       })),
     );
     return;

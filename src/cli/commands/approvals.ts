@@ -126,27 +126,9 @@ function formatIn(ms: number): string {
  * and their outcomes when they end; type `<id> <answer>`, or just the answer for the newest prompt.
  */
 export async function watchCommand(): Promise<number> {
-  const [{ TerminalChannel, LOCAL_CHAT }, { ChannelRelay }, { systemClock }, { isProcessAlive }] =
-    await Promise.all([
-      import('../../channels/terminal/terminal-channel.js'),
-      import('../../sessions/channel-relay.js'),
-      import('../../core/clock.js'),
-      import('../process.js'),
-    ]);
+  const { terminalRelay } = await import('../terminal-relay.js');
   const store = openStore();
-  const user = userName();
-  const relay = new ChannelRelay({
-    channel: new TerminalChannel({ input: process.stdin, output: process.stdout, user }),
-    store,
-    clock: systemClock,
-    chats: [{ chatId: LOCAL_CHAT }],
-    allowedUsers: new Set([user]),
-    outputThreshold: 1500,
-    isAlive: isProcessAlive,
-    serves: (session) => session.status === 'active',
-    exclusive: false,
-    bookkeeping: `terminal:${process.pid}`,
-  });
+  const relay = terminalRelay(store, { serves: (session) => session.status === 'active' });
   process.stdout.write(
     'Watching for prompts of every session. Answer with "<id> <answer>" (or just the answer for the newest); /help; Ctrl-C to stop.\n',
   );

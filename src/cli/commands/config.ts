@@ -1,7 +1,7 @@
 import { REMOTE_CHANNELS } from '../channel-hosting.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { AGENT_IDS } from '../../agents/types.js';
+import { AGENT_IDS, driverProblem } from '../../agents/types.js';
 import { agents, isAgentId } from '../../agents/registry.js';
 import { CONFIG_FILE_NAME, ConfigError, findConfigFile, parseConfig } from '../../config/load.js';
 import { expandDir, isRepoChannel, keyLines, REPO_CHANNELS } from '../../config/repos.js';
@@ -105,8 +105,16 @@ export function checkRepos(
     if (!isAgentId(agent)) {
       if (repo.agent !== undefined || !warnings.some((w) => w.key === 'defaults.agent'))
         warn(agentKey, `unknown agent "${agent}"; choose one of ${AGENT_IDS.join(', ')}`);
-    } else if (repo.driver && !agents[agent].drivers.includes(repo.driver)) {
-      warn(['repos', i, 'driver'], `${agent} runs under ${agents[agent].drivers.join(' or ')} only`);
+    } else {
+      const problem = repo.driver ? driverProblem(agents[agent], repo.driver) : null;
+      if (problem) warn(['repos', i, 'driver'], problem);
+      if (repo.command && !agents[agent].commandFromArgs)
+        warn(
+          ['repos', i, 'command'],
+          `${agent} is found by itself: remove command: (or use agent: acp or custom)`,
+        );
+      if (agents[agent].commandFromArgs && !repo.command && !repo.args?.length)
+        warn(['repos', i, 'command'], `${agent} needs command: (e.g. command: [opencode, acp])`);
     }
 
     for (const channel of Object.keys(repo.channels ?? {}))

@@ -1,18 +1,22 @@
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { currentDiscoveryEnv } from '../../agents/discovery.js';
+import { DriverUnavailable, resolveDriverLaunch } from '../../agents/driver-choice.js';
+import { getAgent, UnknownAgentError, MissingCustomCommandError } from '../../agents/registry.js';
 import {
-  getAgent,
-  resolveLaunch,
-  UnknownAgentError,
-  MissingCustomCommandError,
-} from '../../agents/registry.js';
-import { UnsupportedLaunchOption, type AgentSpec, type LaunchOptions } from '../../agents/types.js';
+  UnsupportedLaunchOption,
+  defaultDriver,
+  type AgentSpec,
+  type DriverChoice,
+  type LaunchOptions,
+} from '../../agents/types.js';
 import type { ExitInfo } from '../../core/events.js';
 import { systemClock, type TimerHandle } from '../../core/clock.js';
 import type { PromptKind } from '../../core/events.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
+import { AgentSpawnError } from '../../drivers/structured/agent-process.js';
+import { AgentStartError } from '../../drivers/structured/structured-driver.js';
 import { AgentSession } from '../../sessions/agent-session.js';
 import { openStore, type Store } from '../../store/store.js';
 import { durationMs } from '../../config/duration.js';
@@ -20,7 +24,7 @@ import type { Config } from '../../config/schema.js';
 import type { ChannelRelay } from '../../sessions/channel-relay.js';
 import { dataDir } from '../../store/paths.js';
 import { REMOTE_CHANNELS } from '../remote-channels.js';
-import { UsageError } from '../errors.js';
+import { CliFailure, UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 
@@ -41,6 +45,8 @@ export interface RunOptions {
   rows: number;
   /** Do not say on stderr what was started. */
   quiet?: boolean;
+  /** terminal (default): the agent's own screen; structured: its protocol; auto: the protocol where it can. */
+  driver?: DriverChoice;
 }
 
 /** How often a session checks that the channels it asked for are still hosted by someone. */
@@ -61,17 +67,20 @@ export async function runCommand(agentName: string, args: string[], options: Run
       );
   }
   const config = await loadRunConfig(options.config, remote);
-  const launch = await resolveOrExplain(spec, {
+  const launchOptions: LaunchOptions = {
     skipPermissions: options.skipPermissions,
     resume: options.continue ? true : options.resume,
     extraArgs: args,
-  });
+  };
+  const launch = await resolveOrExplain(spec, launchOptions, options.driver ?? defaultDriver(spec));
+  if (launch.notice) process.stderr.write(`agent-bridge: ${launch.notice}\n`);
+  const structured = launch.driver === 'structured';
   const host = new HostTerminal(process.stdin, process.stdout, { cols: options.cols, rows: options.rows });
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { cols, rows } = host.size();
   const store = openStore();
   reapDeadSessions(store);
-  const hooks = options.hooks && spec.hooks ? await startHookReceiver(store) : undefined;
+  const hooks = options.hooks && spec.hooks && !structured ? await startHookReceiver(store) : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = remote.length > 0 ? openStore() : null;
   let agent: AgentSession | null = null;
@@ -100,10 +109,18 @@ export async function runCommand(agentName: string, args: string[], options: Run
         { opened: () => relays.forEach((r) => r.poke()), closed: () => relays.forEach((r) => r.poke()) },
       ],
       ...(hooks ? { hooks } : {}),
+      ...(structured ? { structured: protocolLaunch(launchOptions) } : {}),
     }).catch((error: unknown) => {
-      throw error instanceof SpawnError ? new UsageError(error.message) : error;
+      if (error instanceof SpawnError || error instanceof AgentSpawnError)
+        throw new UsageError(error.message);
+      if (error instanceof AgentStartError) throw new CliFailure(error.message);
+      throw error;
     });
     agent = session;
+    if (structured) {
+      const { converse } = await import('./run-structured.js');
+      return await converse(session, config?.defaults.output_threshold ?? 1500);
+    }
     if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote));
     return await relay(host, session);
   } finally {
@@ -221,9 +238,17 @@ function lookupAgent(name: string): AgentSpec {
   }
 }
 
-async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions) {
+/** The launch options a structured driver carries in its protocol rather than as flags. */
+function protocolLaunch(options: LaunchOptions) {
+  return {
+    ...(typeof options.resume === 'string' ? { resume: options.resume } : {}),
+    ...(options.skipPermissions ? { skipPermissions: true } : {}),
+  };
+}
+
+async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions, driver: DriverChoice) {
   try {
-    const launch = await resolveLaunch(spec, options, currentDiscoveryEnv());
+    const launch = await resolveDriverLaunch(spec, options, currentDiscoveryEnv(), driver);
     if (!launch.discovered.found) {
       const what = spec.id === 'custom' ? `command "${launch.command}"` : `${spec.displayName} (${spec.id})`;
       throw new UsageError(
@@ -232,7 +257,11 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions) {
     }
     return launch;
   } catch (error) {
-    if (error instanceof UnsupportedLaunchOption || error instanceof MissingCustomCommandError) {
+    if (
+      error instanceof UnsupportedLaunchOption ||
+      error instanceof MissingCustomCommandError ||
+      error instanceof DriverUnavailable
+    ) {
       throw new UsageError(error.message);
     }
     throw error;
@@ -242,7 +271,7 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions) {
 /** Pumps bytes both ways until the agent exits, then restores the terminal on every path. */
 async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   const out = host.output;
-  const session = agent.terminal;
+  const session = agent.terminal!;
   let stoppedBySignal: NodeJS.Signals | null = null;
   session.on((event) => {
     if (event.type !== 'output') return;
@@ -264,7 +293,7 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   };
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
-    if (signal === 'SIGINT' && !host.interactive) return session.interrupt();
+    if (signal === 'SIGINT' && !host.interactive) return session.pty.interrupt('SIGINT');
     stoppedBySignal = signal;
     void session.stop();
   };

@@ -4,7 +4,7 @@ import { writeConfigFile } from '../../config/edit.js';
 import { appendThreadEntry } from '../../config/thread-settings.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import { currentDiscoveryEnv } from '../../agents/discovery.js';
-import { resolveLaunch } from '../../agents/registry.js';
+import { resolveDriverLaunch } from '../../agents/driver-choice.js';
 import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
@@ -80,7 +80,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       web?.close(),
       (async () => {
         await daemon.stop();
-        await Promise.all(live.all().map((session) => session.terminal.stop().catch(() => undefined)));
+        // Stopped by agent-bridge: 'terminated', with their prompts left pending in the store.
+        const reason = 'agent-bridge serve stopped';
+        await Promise.all(
+          live.all().map((s) => s.stop({ keepPrompts: true, reason }).catch(() => undefined)),
+        );
       })(),
     ]);
     await hooks.close();
@@ -130,20 +134,27 @@ function nothingToServe(file: string | null): CliFailure {
   );
 }
 
-/** Where an agent's executable is, and the arguments it starts with. */
+/** Where an agent's executable is, the arguments it starts with, and the driver it runs under. */
 async function resolveAgent(
-  spec: Parameters<typeof resolveLaunch>[0],
-  launch: Parameters<typeof resolveLaunch>[1],
+  spec: Parameters<typeof resolveDriverLaunch>[0],
+  launch: Parameters<typeof resolveDriverLaunch>[1],
+  driver: Parameters<typeof resolveDriverLaunch>[3] = 'terminal',
 ) {
-  const resolved = await resolveLaunch(spec, launch, currentDiscoveryEnv());
-  return { command: resolved.command, args: resolved.args, found: resolved.discovered.found };
+  const resolved = await resolveDriverLaunch(spec, launch, currentDiscoveryEnv(), driver);
+  return {
+    command: resolved.command,
+    args: resolved.args,
+    found: resolved.discovered.found,
+    driver: resolved.driver,
+    ...(resolved.notice ? { notice: resolved.notice } : {}),
+  };
 }
 
 /** A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed. */
 function stopAtOnce(live: LiveSessions, log: (line: string) => void) {
   return (signal: NodeJS.Signals) => {
     log(`${signal} again: stopping at once`);
-    for (const session of live.all()) signalGroup(session.terminal.pty.pid, 'SIGKILL');
+    for (const session of live.all()) signalGroup(session.driver.pid, 'SIGKILL');
     process.exit(1);
   };
 }
@@ -210,6 +221,11 @@ function buildChannels(config: Config, withTerminal: boolean, log: (line: string
       allowedUsers: new Set([user]),
       defaultChats: [{ chatId: LOCAL_CHAT }],
       exclusive: false,
+      // This terminal is the owner's: it sees every session this serve runs (repositories, threads, the ones
+      // started from the web), and the ones that asked for the terminal.
+      serves: (session) =>
+        session.status === 'active' &&
+        (session.ownerPid === process.pid || session.approveFrom.includes('terminal')),
     });
   }
   return channels;

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../core/events.js';
 import type { PromptChoice } from '../../core/events.js';
-import { truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
+import { denialMessage, truncateExcerpt, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { redactSecrets } from '../../core/redact.js';
 import type { ClaudeHookPayload } from './claude-hook-payload.js';
 import { describeSuggestions } from './permission-suggestions.js';
@@ -63,7 +63,8 @@ export function permissionPromptFromHook(payload: ClaudeHookPayload): DetectedPr
   };
 }
 
-function describeToolInput(tool: string, input: Record<string, unknown>): string {
+/** One line saying what a tool call would do: the command, the file, the URL. */
+export function describeToolInput(tool: string, input: Record<string, unknown>): string {
   const text = (key: string) => (typeof input[key] === 'string' ? (input[key] as string) : undefined);
   if (tool === 'Bash') return [text('command'), text('description')].filter(Boolean).join(' — ');
   const file = text('file_path') ?? text('path') ?? text('notebook_path');
@@ -88,10 +89,7 @@ export function permissionDecision(
     number === no
       ? {
           behavior: 'deny',
-          message:
-            action.type === 'choice' && action.text
-              ? `Denied by ${decidedBy}, who says: ${action.text}`
-              : `Denied by ${decidedBy} through agent-bridge.`,
+          message: denialMessage(decidedBy, action.type === 'choice' ? action.text : undefined),
         }
       : number === grant
         ? { behavior: 'allow', updatedPermissions: payload.permission_suggestions }

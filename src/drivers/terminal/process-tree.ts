@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { ProcessRef } from '../../core/process-ref.js';
 
 export type { ProcessRef } from '../../core/process-ref.js';
@@ -114,6 +114,51 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
     process.kill(-pgid, signal);
   } catch {
     // group already empty
+  }
+}
+
+/**
+ * The processes of one agent: its session and process group and every descendant, remembered as they are
+ * seen, so the ones it leaves behind (Gemini's shell tools) are found even after their parent exited.
+ */
+export class ProcessFamily {
+  private readonly known = new Map<number, number>();
+
+  constructor(private readonly rootPid: number) {}
+
+  /** Sends `signal` to the group and to every member, ours never. */
+  signal(signal: NodeJS.Signals): void {
+    const members = this.snapshot();
+    signalGroup(this.rootPid, signal);
+    signalAll(
+      members.map((m) => m.pid),
+      signal,
+    );
+  }
+
+  /** SIGKILL to whatever of the family is left but the leader. */
+  killLeftovers(): void {
+    const left = this.snapshot().filter((m) => m.pid !== this.rootPid);
+    if (left.length > 0)
+      signalAll(
+        left.map((m) => m.pid),
+        'SIGKILL',
+      );
+  }
+
+  private snapshot(): ProcessInfo[] {
+    const members = sessionMembers(this.rootPid, this.known);
+    for (const member of members) this.known.set(member.pid, member.startTime);
+    return members;
+  }
+}
+
+/** `dir` exists and is a folder (an agent's working directory is checked before anything starts). */
+export function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,10 +1,10 @@
 import { constants as osConstants } from 'node:os';
-import { readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { IPty } from 'node-pty';
 import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
-import { sessionMembers, signalAll, signalGroup } from './process-tree.js';
+import { isFolder, ProcessFamily, signalGroup } from './process-tree.js';
 import { loadNodePty } from './node-pty-loader.js';
 
 export const DEFAULT_COLS = 80;
@@ -47,8 +47,7 @@ export class PtyProcess {
   private readonly killGraceMs: number;
   private readonly dataListeners: DataListener[] = [];
   private readonly exitListeners: ExitListener[] = [];
-  /** Descendants seen so far (pid -> start time), so orphans can still be found after their parent exits. */
-  private readonly knownMembers = new Map<number, number>();
+  private readonly family: ProcessFamily;
   private watchdog: TimerHandle | null;
   private exitInfo: ExitInfo | null = null;
   private stopReason: string | undefined;
@@ -59,6 +58,7 @@ export class PtyProcess {
   private constructor(pty: IPty, options: PtySpawnOptions) {
     this.pty = pty;
     this.pid = pty.pid;
+    this.family = new ProcessFamily(pty.pid);
     this.clock = options.clock ?? systemClock;
     this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
     this.cols = options.cols ?? DEFAULT_COLS;
@@ -158,39 +158,14 @@ export class PtyProcess {
    */
   async stop(): Promise<ExitInfo> {
     if (this.running) {
-      this.signalSession('SIGHUP');
-      this.signalSession('SIGTERM');
-      const grace = this.clock.after(this.killGraceMs, () => this.signalSession('SIGKILL'));
+      this.family.signal('SIGHUP');
+      this.family.signal('SIGTERM');
+      const grace = this.clock.after(this.killGraceMs, () => this.family.signal('SIGKILL'));
       await this.exited;
       grace.cancel();
     }
-    this.killLeftovers();
+    this.family.killLeftovers();
     return this.exited;
-  }
-
-  private signalSession(signal: NodeJS.Signals): void {
-    const members = this.snapshotMembers();
-    signalGroup(this.pid, signal);
-    signalAll(
-      members.map((m) => m.pid),
-      signal,
-    );
-  }
-
-  private snapshotMembers() {
-    const members = sessionMembers(this.pid, this.knownMembers);
-    for (const member of members) this.knownMembers.set(member.pid, member.startTime);
-    return members;
-  }
-
-  /** Children the agent left behind (Gemini does) die with the session. */
-  private killLeftovers(): void {
-    const left = this.snapshotMembers().filter((m) => m.pid !== this.pid);
-    if (left.length === 0) return;
-    signalAll(
-      left.map((m) => m.pid),
-      'SIGKILL',
-    );
   }
 
   private handleData(chunk: Buffer): void {
@@ -200,7 +175,7 @@ export class PtyProcess {
 
   private handleExit(exitCode: number, signal: number | undefined): void {
     this.clearWatchdog();
-    this.killLeftovers();
+    this.family.killLeftovers();
     this.exitInfo = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
     if (this.stopReason) this.exitInfo.reason = this.stopReason;
     const listeners = this.exitListeners.splice(0);
@@ -257,11 +232,5 @@ function signalName(signal: number): string {
 }
 
 function assertDirectory(cwd: string): void {
-  let isDir = false;
-  try {
-    isDir = statSync(cwd).isDirectory();
-  } catch {
-    isDir = false;
-  }
-  if (!isDir) throw new SpawnError(`working directory ${cwd} does not exist or is not a folder`);
+  if (!isFolder(cwd)) throw new SpawnError(`working directory ${cwd} does not exist or is not a folder`);
 }

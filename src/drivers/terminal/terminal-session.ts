@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentEvent, AgentEventListener, ExitInfo } from '../../core/events.js';
 import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
 import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
+import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
@@ -41,7 +42,8 @@ export interface TerminalSessionOptions extends PtySpawnOptions {
  * The terminal driver for one agent: its PTY, the screen a person would see, and an input gate. Emits the
  * shared event stream (output, status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
  */
-export class TerminalSession {
+export class TerminalSession implements AgentDriver {
+  readonly kind = 'terminal' as const;
   readonly screen: ScreenModel;
   readonly gate: InputGate;
   private readonly listeners: AgentEventListener[] = [];
@@ -50,6 +52,7 @@ export class TerminalSession {
   /** Stopped by us: text sent now would go to a closed terminal. */
   private stopped = false;
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
+  private readonly interruptKeys: string | undefined;
   private lastTitle = '';
 
   private constructor(
@@ -76,6 +79,7 @@ export class TerminalSession {
           )
         : null;
     this.menuKeys = options.vocabulary?.menuKeys ?? 'digit-enter';
+    this.interruptKeys = options.vocabulary?.interruptKeys;
     this.detector = options.vocabulary ? this.createDetector(options) : null;
     pty.onData((chunk) => {
       this.emit({ type: 'output', data: chunk });
@@ -183,8 +187,10 @@ export class TerminalSession {
     this.screen.resize(cols, rows);
   }
 
+  /** Stops what the agent is doing: its own interrupt keys where it has them, else Ctrl-C's SIGINT. */
   interrupt(): void {
-    this.pty.interrupt('SIGINT');
+    if (this.interruptKeys) void this.sendKeys(this.interruptKeys).catch(() => undefined);
+    else this.pty.interrupt('SIGINT');
   }
 
   async snapshot(): Promise<ScreenSnapshot> {

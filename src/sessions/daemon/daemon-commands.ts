@@ -1,3 +1,4 @@
+import { formatStatusFooter } from '../../core/status-footer.js';
 import type { Store } from '../../store/store.js';
 import type { DaemonRepo } from './daemon-types.js';
 import type { RepoSession } from './repo-session.js';
@@ -12,6 +13,8 @@ export interface CommandContext {
   threads: ThreadSessions;
   /** Makes `name` the repository plain messages in this chat go to. */
   select: (name: string) => void;
+  /** Now, for the time left in the agent's rate-limit windows. */
+  now: number;
 }
 
 /**
@@ -26,11 +29,9 @@ export async function bridgeCommand(
   const { session } = ctx;
   switch (command) {
     case 'status':
-      return statusText(session, ctx.store);
+      return statusText(session, ctx.store, ctx.now);
     case 'cancel':
-      return session.cancel()
-        ? `${session.repo.name}: interrupted (Ctrl-C sent)`
-        : `${session.repo.name}: not running`;
+      return session.cancel() ? `${session.repo.name}: interrupted` : `${session.repo.name}: not running`;
     case 'restart':
       await session.stop('restarted from chat');
       return `${session.repo.name}: stopped; the next message starts ${session.repo.agent.displayName} again`;
@@ -49,10 +50,16 @@ export async function bridgeCommand(
   }
 }
 
-function statusText(repo: RepoSession, store: Store): string {
+function statusText(repo: RepoSession, store: Store, now: number): string {
   const waiting = repo.sessionId ? store.prompts.open(repo.sessionId).length : 0;
   const idle = Math.round(repo.idleForMs() / 1000);
-  return `${repo.repo.name} · ${repo.repo.agent.displayName} · ${repo.state} · idle ${idle} s · ${waiting} prompt(s) waiting · ${repo.repo.dir}`;
+  const driver = repo.driverKind ? ` (${repo.driverKind} driver)` : '';
+  const line = `${repo.repo.name} · ${repo.repo.agent.displayName}${driver} · ${repo.state} · idle ${idle} s · ${waiting} prompt(s) waiting · ${repo.repo.dir}`;
+  const usage = repo.sessionId ? store.sessions.get(repo.sessionId)?.usage : null;
+  const footer = formatStatusFooter(usage, now);
+  const cost = usage?.costUsd !== undefined ? `cost $${usage.costUsd.toFixed(4)}` : null;
+  const report = [footer, cost].filter(Boolean).join(' │ ');
+  return report ? `${line}\n📊 ${report}` : line;
 }
 
 async function worktreesText(ctx: CommandContext): Promise<string> {
@@ -76,7 +83,7 @@ async function worktreesText(ctx: CommandContext): Promise<string> {
 
 const HELP = [
   'Messages go to the agent of the repository mapped to this chat; a thread gets a session of its own. Bridge commands:',
-  '/status — agent, state, idle time, waiting prompts · /cancel — interrupt (Ctrl-C) · /restart — stop; the next message starts it',
+  '/status — agent, driver, state, idle time, waiting prompts, model, context, limits and cost · /cancel — interrupt · /restart — stop; the next message starts it',
   '/select <repo> — choose the repository when several are mapped here · /worktrees — thread worktrees, branches and changes',
   "/sessions, /switch, /approvals — as usual · !skill args — runs the agent's own /skill · any other /command goes to the agent as typed",
 ].join('\n');

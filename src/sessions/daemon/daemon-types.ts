@@ -1,6 +1,7 @@
 import type { Channel, ChatTarget } from '../../channels/contract.js';
 import type { RepoConfig } from '../../config/schema.js';
 import type { RateLimits } from '../../core/rate-limit.js';
+import type { SessionRecord } from '../../store/session-store.js';
 import type { RepoDefinition } from './repo-session.js';
 
 export interface DaemonRepo extends RepoDefinition {
@@ -33,4 +34,6 @@ export interface DaemonChannel {
   threads?: boolean;
   /** Where the control panel lives (one status message per project, Start / Stop). */
   panelChat?: ChatTarget;
+  /** Which sessions it serves; default: those that asked for it (repositories mapped to it, `--approve-from`). */
+  serves?: (session: SessionRecord) => boolean;
 }

@@ -1,4 +1,3 @@
-import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
 import type { ChatTarget, InboundEvent } from '../../channels/contract.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
@@ -18,7 +17,7 @@ import { saveUploads } from '../uploads.js';
 import { ControlPanel, type PanelProject } from './control-panel.js';
 import { bridgeCommand } from './daemon-commands.js';
 import type { DaemonChannel, DaemonRepo, DaemonSettings } from './daemon-types.js';
-import { RepoSession, type RepoDefinition } from './repo-session.js';
+import { RepoSession, type RepoDefinition, type ResolveAgent } from './repo-session.js';
 import { ThreadSessions } from './thread-sessions.js';
 
 export type { DaemonChannel, DaemonRepo, DaemonSettings } from './daemon-types.js';
@@ -33,10 +32,7 @@ export interface DaemonOptions {
   clock: Clock;
   settings: DaemonSettings;
   channels: DaemonChannel[];
-  resolve: (
-    spec: AgentSpec,
-    options: LaunchOptions,
-  ) => Promise<{ command: string; args: string[]; found: boolean }>;
+  resolve: ResolveAgent;
   hooks?: HookReceiver;
   live?: LiveSessions;
   isAlive: IsAlive;
@@ -190,6 +186,7 @@ export class Daemon {
       exclusive: entry.exclusive,
       ...(entry.exclusive ? {} : { bookkeeping: `${name}:${process.pid}` }),
       chatsFor: (session) => this.chatsFor(name, session) ?? entry.defaultChats,
+      ...(entry.serves ? { serves: entry.serves } : {}),
       route: async (event) => {
         const handled = await this.route(entry, event);
         this.refreshPanels();
@@ -346,6 +343,7 @@ export class Daemon {
         threads: this.threads,
         select: (name) =>
           this.options.store.channels.setState(channel, `${SELECTED}:${event.target.chatId}`, name),
+        now: this.options.clock.now(),
       });
       return answer === null ? false : reply(answer);
     }

@@ -1,5 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import type { AgentSpec, LaunchOptions } from '../../agents/types.js';
+import {
+  defaultDriver,
+  type AgentSpec,
+  type DriverChoice,
+  type DriverKind,
+  type LaunchOptions,
+} from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
@@ -20,7 +26,16 @@ export interface RepoDefinition {
   channels: string[];
   /** Model and permission mode (`bypassPermissions` skips every prompt). */
   launch?: Pick<LaunchOptions, 'model' | 'permissionMode' | 'skipPermissions'>;
+  /** Its screen (terminal, the default), its own protocol (structured), or the protocol where it has one. */
+  driver?: DriverChoice;
 }
+
+/** Finds the agent's executable, chooses its driver and builds its arguments for it. */
+export type ResolveAgent = (
+  spec: AgentSpec,
+  options: LaunchOptions,
+  driver?: DriverChoice,
+) => Promise<{ command: string; args: string[]; found: boolean; driver?: DriverKind; notice?: string }>;
 
 export interface RepoSessionOptions {
   repo: RepoDefinition;
@@ -33,10 +48,7 @@ export interface RepoSessionOptions {
   /** Where live sessions are listed for browsers to attach to. */
   live?: LiveSessions;
   /** Finds the agent's executable and arguments (the registry's resolveLaunch). */
-  resolve: (
-    spec: AgentSpec,
-    options: LaunchOptions,
-  ) => Promise<{ command: string; args: string[]; found: boolean }>;
+  resolve: ResolveAgent;
   /** Told when the session starts or stops (the control panel shows it). */
   onStateChange?: () => void;
   /** Told when the session has something for its chats (a message, a notice), so relays look at once. */
@@ -76,6 +88,11 @@ export class RepoSession {
     return this.session?.id ?? null;
   }
 
+  /** How the running agent is driven (its screen, or its protocol); null when it is not running. */
+  get driverKind(): 'terminal' | 'structured' | null {
+    return this.session?.driver.kind ?? null;
+  }
+
   idleForMs(): number {
     return this.options.clock.now() - this.lastActivity;
   }
@@ -100,7 +117,7 @@ export class RepoSession {
 
   cancel(): boolean {
     if (!this.session) return false;
-    this.session.terminal.interrupt();
+    this.session.driver.interrupt();
     this.touch();
     return true;
   }
@@ -113,8 +130,8 @@ export class RepoSession {
     this.session = null;
     this.starting = null;
     if (!session) return;
-    const exit = await session.terminal.stop();
-    this.batcher?.close();
+    const exit = await session.driver.stop();
+    this.batcher?.close(); // after the agent's last output
     await session.finish(exit, 'terminated', { keepPrompts, reason });
     this.options.onStateChange?.();
   }
@@ -135,16 +152,23 @@ export class RepoSession {
       this.options.resume && repo.agent.resumeArgs
         ? store.sessions.lastAgentSessionId(repo.name, repo.agent.id)
         : null;
-    const launch = await this.options.resolve(repo.agent, {
+    const launchOptions: LaunchOptions = {
       ...repo.launch,
       extraArgs: repo.args,
       ...(previous ? { resume: previous } : {}),
-    });
+    };
+    const launch = await this.options.resolve(
+      repo.agent,
+      launchOptions,
+      repo.driver ?? defaultDriver(repo.agent),
+    );
     // The agent writes files for the chat here and names them with [ATTACH: name].
     const outputs = outputsDir(store.dir, repo.name);
     mkdirSync(outputs, { recursive: true, mode: 0o700 });
     if (!launch.found)
       throw new Error(`${repo.agent.displayName} is not installed: ${repo.agent.installHint}`);
+    if (launch.notice) this.options.log?.(`${repo.name}: ${launch.notice}`);
+    const structured = launch.driver === 'structured';
     const session = await AgentSession.start({
       spec: repo.agent,
       command: launch.command,
@@ -157,8 +181,18 @@ export class RepoSession {
       approveFrom: repo.channels,
       label: repo.name,
       ...(this.options.log ? { onNotice: (line: string) => this.options.log!(`${repo.name}: ${line}`) } : {}),
-      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      ...(this.options.hooks && !structured ? { hooks: this.options.hooks } : {}),
+      ...(structured
+        ? {
+            structured: {
+              ...(previous ? { resume: previous } : {}),
+              ...(launchOptions.model ? { model: launchOptions.model } : {}),
+              ...(launchOptions.skipPermissions ? { skipPermissions: true } : {}),
+            },
+          }
+        : {}),
     });
+    if (launch.notice) this.notice(session, `${repo.name}: ${launch.notice}`);
     this.attach(session);
     this.options.live?.add(session);
     this.options.onStateChange?.();
@@ -177,14 +211,19 @@ export class RepoSession {
         this.options.onMessage?.();
       },
     });
-    // Agents with hooks say what they mean (Claude's Stop message); others are read off the screen.
+    // Agents with hooks or a protocol say what they mean (Claude's Stop message, a structured driver's
+    // messages); others are read off the screen.
+    const terminal = session.terminal;
     this.extractor =
-      this.repo.agent.hooks && this.options.hooks ? null : new OutputExtractor(session.terminal.screen);
+      !terminal || (this.repo.agent.hooks && this.options.hooks)
+        ? null
+        : new OutputExtractor(terminal.screen);
     session.on((event) => {
-      if (event.type === 'output') this.touch();
+      // Output (a terminal) or what a structured agent says and does keeps the session from going idle.
+      if (event.type === 'output' || event.type === 'message' || event.type === 'activity') this.touch();
       if (event.type === 'message') this.options.onMessage?.();
     });
-    session.terminal.screen.onSettled(() => {
+    terminal?.screen.onSettled(() => {
       const text = this.extractor?.take();
       if (text) this.batcher?.push(text + '\n');
     });
@@ -193,7 +232,7 @@ export class RepoSession {
       this.session = null;
       this.idleTimer?.cancel();
       this.batcher?.close();
-      await session.finish(exit, exit.exitCode === 0 ? 'completed' : 'crashed');
+      await session.finish(exit, session.endStatus(exit));
       this.notice(
         session,
         `${this.repo.name}: ${this.repo.agent.displayName} exited (${exit.exitCode ?? exit.signal}); the next message starts it again`,
