@@ -35,4 +35,28 @@ describe('agent-bridge serve with no agent-bridge.yaml', () => {
     // The folder's name is never presented as if it were a repository or a channel.
     expect(screen).not.toMatch(/serve: empty on/);
   });
+
+  it("lists a session started from the web at the terminal's /sessions", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ab-banner-'));
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      AGENT_BRIDGE_HOME: path.join(dir, 'data'),
+    };
+    serve = new CliUnderPty(['serve', '--port', '0'], { cwd: dir, env, cols: 200 });
+    await serve.waitForText('/help lists the commands');
+    const url = new URL(/open (http:\/\/\S+)/.exec(await serve.screen())![1]!);
+    const response = await fetch(`${url.origin}/api/sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${url.searchParams.get('token')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ agent: 'custom', cwd: dir, args: ['bash', '--norc', '-i'] }),
+    });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+    await serve.type('/sessions');
+    await serve.waitForText(id.slice(0, 8));
+  });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { openStore } from '../../src/store/store.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE_GRACE_MS } from '../../src/channels/web/connections.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -130,6 +131,13 @@ describe('agent-bridge serve', () => {
       await waitFor('serve to exit', () => serve!.child.exitCode !== null, { timeoutMs: 15_000 });
       expect(serve!.child.exitCode, serve!.stderr).toBe(0);
       expect(processExists(shellPid)).toBe(false);
+      // Stopped by serve, not crashed (its shell died of the SIGHUP it was sent).
+      const store = openStore({ dir: path.join(project, 'data') });
+      try {
+        expect(store.sessions.get(shell.id)?.status).toBe('terminated');
+      } finally {
+        store.close();
+      }
     });
   }
 
