@@ -101,7 +101,10 @@ describe('Discord threads as sessions, each in its own git worktree', () => {
     await botSays(fresh, /No agent session in this thread yet/);
     expect(existsSync(worktreeOf(fresh))).toBe(false);
     discord.userSends({ userId: OWNER, channelId: a, content: '/status' });
-    await botSays(a, new RegExp(`proj#${a} · Custom command · running .*${worktreeOf(a)}`));
+    await botSays(
+      a,
+      new RegExp(`proj#${a} · Custom command \\(terminal driver\\) · running [^]*${worktreeOf(a)}`),
+    );
     discord.userSends({ userId: OWNER, channelId: CHANNEL, content: '/worktrees' });
     await botSays(CHANNEL, new RegExp(`thread ${a} · thread-${a} · running · clean`));
   });
