@@ -68,7 +68,13 @@ export class LiveTerminal {
     private readonly hooks: LiveTerminalHooks,
     private readonly readOnly = false,
   ) {
-    this.term = new Terminal({ ...terminalOptions(), fontSize: this.fontSize, disableStdin: true });
+    this.term = new Terminal({
+      ...terminalOptions(),
+      fontSize: this.fontSize,
+      disableStdin: true,
+      // The search addon marks its matches with decorations, an API xterm.js still calls proposed.
+      allowProposedApi: true,
+    });
     this.term.loadAddon(this.search);
     this.term.open(container);
     this.term.onData((data) => this.input(this.ctrl ? this.useCtrl(data) : data));
