@@ -8,14 +8,17 @@ const MAX_LINE_CHARS = 2_000;
 /* eslint-disable no-control-regex -- escape sequences are what these match */
 /** Escape sequences (cursor keys, bracketed-paste marks, function keys): CSI, SS3 and two-byte forms. */
 const ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|[^[O])/g;
-/** Cursor and history keys: once used, the line on screen is not the keys typed (history, editing). */
-const EDITING_KEYS = /\x1b(?:\[[0-9;]*[A-DHF~]|O[A-DHF])/;
+/**
+ * Cursor, history and editing keys (arrows, Home, End, Delete): once used, the line on screen is not the keys
+ * typed. Bracketed-paste marks (ESC [200~, ESC [201~) are not among them.
+ */
+const EDITING_KEYS = /\x1b(?:\[(?!20[01]~)[0-9;]*[A-DHF~]|O[A-DHF])/;
 /* eslint-enable no-control-regex */
 
 /**
  * The first line a person typed into a session, to name it by ("fix the flaky login test"). Keys arrive as
  * typed: backspace and Ctrl-U are applied; a line edited with cursor or history keys is not known and is
- * skipped. A line is only kept once `accept` agrees (it was echoed on screen, so never a password; no prompt
+ * skipped, and so is a single word (`exit`, `ls`). A line is only kept once `accept` agrees (it was echoed on screen, so never a password; no prompt
  * was being answered).
  */
 export class FirstPrompt {
@@ -60,8 +63,8 @@ export class FirstPrompt {
 
   private offer(raw: string, typed: boolean): void {
     const line = raw.replace(/\s+/g, ' ').trim();
-    // One at a time: keys typed while a line is checked wait for the next line.
-    if ([...line].length < 2 || this.offering) return;
+    // A single word (`exit`, `ls`, `y`) names no task; one line is checked at a time.
+    if (!line.includes(' ') || this.offering) return;
     this.offering = true;
     void this.accept(line, typed)
       .then((kept) => (this.done ||= kept))
