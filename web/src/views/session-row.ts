@@ -49,7 +49,7 @@ export function sessionRow(session: Session): HTMLElement {
         stateBadge(session.state, `state-${id}`),
         session.pendingPrompts > 0
           ? h('a', { class: 'pill', href: href({ name: 'inbox' }), 'data-testid': `pending-${id}` }, [
-              `${session.pendingPrompts} waiting`,
+              session.pendingPrompts > 1 ? `Answer (${session.pendingPrompts})` : 'Answer',
             ])
           : null,
       ]),
