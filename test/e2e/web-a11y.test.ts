@@ -122,7 +122,7 @@ describe.each([
       await open(page);
       const violations = await seriousViolations(page);
       if (violations.length > 0) found[name] = violations;
-      if (scheme === 'light' && (name === 'terminal' || name === 'dashboard'))
+      if (scheme === 'light' && ['dashboard', 'terminal', 'inbox'].includes(name))
         await screenshot(page, `${screen}-${name}`);
     }
     expect(found).toEqual({});

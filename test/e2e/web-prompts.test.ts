@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { screenshot, startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import { startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
 
 // Issue 15, items 2 to 4 and 8, in Chromium at laptop and phone size: full-screen programs raise nothing; a
 // prompt has one notice, never over the controls, gone once answered anywhere (the terminal included, at once);
@@ -77,13 +77,11 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     const [box] = await rect(other.page, '[data-testid^="notice-"]');
     for (const control of await rect(other.page, ':is(button, a.btn, input):not(.notices *)'))
       expect(overlaps(box!, control), JSON.stringify({ box, control })).toBe(false);
-    await screenshot(other.page, `${screen}-dashboard`);
     const inbox = await openPage(browser, screen);
     await inbox.page.goto(world.url);
     await inbox.page.goto(`${new URL(world.url).origin}/#/inbox`);
     await cards(inbox.page).first().waitFor({ timeout: 10_000 });
     expect(await inbox.page.locator('[data-testid^="notice-"]').count()).toBe(0);
-    await screenshot(inbox.page, `${screen}-inbox`);
 
     await page.keyboard.press('y');
     await page.keyboard.press('Enter');

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { screenshot, startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import { startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
 
 // Issue 15, items 5 to 7, in Chromium at laptop and phone size: sessions carry names (agent and folder, then
 // the first prompt, or the person's own); an ended one stays listed, exited (not "live"), with its recording
@@ -25,7 +25,6 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
     const id = await startFromCard(page, world.url, 'shell', world.project);
     await expect.poll(() => page.getByTestId('session-title').innerText()).toBe('shell in project');
     await expect.poll(() => page.getByTestId('session-state').innerText(), { timeout: 10_000 }).toBe('idle');
-    await screenshot(page, `${screen}-terminal`);
     await typeLine(page, 'echo tidy the release notes');
     await expect
       .poll(() => page.getByTestId('session-title').innerText(), { timeout: 10_000 })
@@ -47,7 +46,11 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
     await page.goto(`${new URL(world.url).origin}/#/`);
     const row = page.getByTestId(`session-row-${id}`);
     await row.waitFor();
-    expect(await page.getByTestId('ended-sessions').getByTestId(`session-row-${id}`).count()).toBe(1);
+    await expect
+      .poll(() => page.getByTestId('ended-sessions').getByTestId(`session-row-${id}`).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
     expect(await row.innerText()).toContain('Release notes');
     expect(await row.innerText()).toMatch(/exited/);
     expect(await row.innerText()).toContain('code 3');
