@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolCard, WebRecording, WebSession } from '../../src/channels/web/backend.js';
 import { waitFor } from '../support/wait.js';
@@ -33,10 +35,15 @@ describe('sessions in the web UI', () => {
   });
 
   it('says a new shell at its prompt is idle, named by agent and folder until its first prompt', async () => {
-    const started = await world.json<WebSession>('/api/sessions', {
-      method: 'POST',
-      body: JSON.stringify({ agent: 'shell', cwd: world.dir }),
-    });
+    // The shell reads no rc file of this machine's user: a home of its own.
+    const home = process.env.HOME;
+    process.env.HOME = world.dir;
+    const started = await world
+      .json<WebSession>('/api/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ agent: 'shell', cwd: world.dir }),
+      })
+      .finally(() => (process.env.HOME = home));
     expect(started.name).toMatch(/^shell in ab-websec-/);
     expect(started).toMatchObject({
       runsIn: 'serve',
@@ -132,5 +139,29 @@ describe('sessions in the web UI', () => {
     expect(listed.find((s) => s.id === 'old-claude')).toMatchObject({ state: 'exited', canResume: true });
     expect(listed.find((s) => s.id === 'old-shell')).toMatchObject({ state: 'exited', canResume: false });
     expect((await world.api('/api/sessions/old-shell/resume', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('resumes the same conversation by the id the agent reported, under the same name', async () => {
+    // A stand-in for the agent's executable that shows the arguments it was launched with.
+    const claude = path.join(world.dir, 'claude');
+    writeFileSync(claude, '#!/bin/sh\necho "launched with: $*"\nexec sleep 60\n', { mode: 0o755 });
+    process.env.AGENT_BRIDGE_CLAUDE_PATH = claude;
+    try {
+      world.store.sessions.create({ id: 'talk', agent: 'claude', cwd: world.dir, pid: 1, recording: null });
+      world.store.sessions.setAgentSessionId('talk', 'conv-42');
+      world.store.sessions.setName('talk', 'Billing bug');
+      world.store.sessions.end('talk', 'completed', 0);
+      const resumed = await world.json<WebSession>('/api/sessions/talk/resume', { method: 'POST' });
+      expect(resumed).toMatchObject({ agent: 'claude', name: 'Billing bug', live: true });
+      const terminal = world.terminal(resumed.id);
+      await waitFor('the launch line', () =>
+        (terminal.json.map((f) => String(f.data ?? '')).join('') + terminal.output).includes(
+          '--resume conv-42',
+        ),
+      );
+      terminal.ws.close();
+    } finally {
+      delete process.env.AGENT_BRIDGE_CLAUDE_PATH;
+    }
   });
 });

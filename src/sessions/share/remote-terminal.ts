@@ -40,7 +40,8 @@ export function attachRemote(
           input: (data) => canType && send({ type: 'input', data }),
           resize: () => undefined,
           drive: () => undefined,
-          detach: () => socket.close(),
+          // At once: a closing handshake with a run that does not answer would hold serve's exit for 30 s.
+          detach: () => socket.terminate(),
         });
         viewer.size?.({ cols: frame.cols, rows: frame.rows, driving: false });
       } else if (frame.type === 'screen') redraws.shift()?.(frame.data);
