@@ -1,24 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { startFromCard, WebE2E } from '../support/web-e2e.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openPage, type ScreenName } from '../support/browser.js';
+import { startFromCard, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, beyond the peers, in Chromium at laptop and phone size: a folder picker (recent folders, git
 // repositories, browsing), and a read-only view of a session's files and of what changed in its repository.
 
-let browser: Browser;
-let world: WebE2E;
+const e2e = useWebE2E();
 let repo: string;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-  repo = path.join(world.dir, 'src', 'shop');
+beforeEach(() => {
+  repo = path.join(e2e.world.dir, 'src', 'shop');
   mkdirSync(path.join(repo, 'lib'), { recursive: true });
   writeFileSync(path.join(repo, 'lib', 'price.ts'), 'export const price = 10;\n');
   const git = (...args: string[]) =>
@@ -28,12 +21,11 @@ beforeEach(async () => {
   git('commit', '-qm', 'first');
   writeFileSync(path.join(repo, 'lib', 'price.ts'), 'export const price = 12;\n');
 });
-afterEach(async () => world.close());
 
 describe.each(['desktop', 'phone'] as ScreenName[])('folders and files at %s size', (screen) => {
   it('picks a git repository, and browses folders up and down', async () => {
-    const { page, context } = await openPage(browser, screen);
-    await page.goto(world.url);
+    const { page, context } = await openPage(e2e.browser, screen);
+    await page.goto(e2e.world.url);
     await page.getByTestId('choose-folder-shell').click();
     await page.getByTestId('picker-repositories').getByTestId('pick-shop').click();
     expect(await page.getByTestId('folder-shell').inputValue()).toBe(repo);
@@ -44,15 +36,17 @@ describe.each(['desktop', 'phone'] as ScreenName[])('folders and files at %s siz
     await expect.poll(() => page.getByTestId('picker-here').innerText()).toBe(path.join(repo, 'lib'));
     await page.getByTestId('picker-up').click();
     await page.getByTestId('picker-up').click();
-    await expect.poll(() => page.getByTestId('picker-here').innerText()).toBe(path.join(world.dir, 'src'));
+    await expect
+      .poll(() => page.getByTestId('picker-here').innerText())
+      .toBe(path.join(e2e.world.dir, 'src'));
     await page.getByTestId('picker-use').click();
-    expect(await page.getByTestId('folder-shell').inputValue()).toBe(path.join(world.dir, 'src'));
+    expect(await page.getByTestId('folder-shell').inputValue()).toBe(path.join(e2e.world.dir, 'src'));
     await context.close();
   });
 
   it("shows the session's files and its changes, read-only", async () => {
-    const { page, context } = await openPage(browser, screen);
-    const id = await startFromCard(page, world.url, 'shell', repo);
+    const { page, context } = await openPage(e2e.browser, screen);
+    const id = await startFromCard(page, e2e.world.url, 'shell', repo);
     await page.getByTestId('more').locator('summary').click();
     await page.getByTestId('files-link').click();
     await page.waitForURL(new RegExp(`#/session/${id}/files$`));

@@ -1,24 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openPage, type ScreenName } from '../support/browser.js';
+import { startFromCard, terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, item 9, in Chromium at phone and laptop size: the key bar has Ctrl as a modifier for the next key,
 // ^D, PgUp/PgDn; the font size can be changed; the scrollback can be searched; the player shows a wide
 // recording readable (its rows fit, it scrolls sideways) instead of at a 5 px font.
 
-let browser: Browser;
-let world: WebE2E;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-});
-afterEach(async () => world.close());
+const e2e = useWebE2E();
 
 const tap = (page: Page, key: string) => page.getByTestId(`key-${key}`).click();
 
@@ -35,8 +26,8 @@ async function cols(page: Page, marker: string): Promise<number> {
 
 describe.each(['phone', 'desktop'] as ScreenName[])('keys and reading at %s size', (screen) => {
   it('sends Ctrl with the next key, ^D, PgUp and PgDn from the key bar', async () => {
-    const { page, context } = await openPage(browser, screen);
-    await startFromCard(page, world.url, 'shell', world.project);
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     await typeLine(page, 'sleep 60; echo slept');
     await tap(page, 'ctrl');
     expect(await page.getByTestId('key-ctrl').getAttribute('aria-pressed')).toBe('true');
@@ -62,9 +53,9 @@ describe.each(['phone', 'desktop'] as ScreenName[])('keys and reading at %s size
     await context.close();
   });
 
-  it('makes the text larger or smaller for this browser, and searches the scrollback', async () => {
-    const { page, context } = await openPage(browser, screen);
-    await startFromCard(page, world.url, 'shell', world.project);
+  it('makes the text larger or smaller for this e2e.browser, and searches the scrollback', async () => {
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     const before = await cols(page, 'BEFORE');
     await page.getByTestId('font-larger').click();
     await page.getByTestId('font-larger').click();
@@ -92,7 +83,7 @@ describe.each(['phone', 'desktop'] as ScreenName[])('keys and reading at %s size
   });
 
   it('plays a wide recording with its rows fitting the screen, scrolling sideways, never below 8 px', async () => {
-    const dir = path.join(world.env.AGENT_BRIDGE_HOME!, 'recordings');
+    const dir = path.join(e2e.world.env.AGENT_BRIDGE_HOME!, 'recordings');
     mkdirSync(dir, { recursive: true });
     const header = { version: 2, width: 220, height: 40, timestamp: 1_700_000_000, title: 'wide' };
     const lines = Array.from({ length: 40 }, (_, i) => `row ${i} ${'x'.repeat(200)}`).join('\r\n');
@@ -100,9 +91,9 @@ describe.each(['phone', 'desktop'] as ScreenName[])('keys and reading at %s size
       path.join(dir, '2024-01-01T00-00-00-000Z-shell-wide.cast'),
       `${JSON.stringify(header)}\n${JSON.stringify([0.1, 'o', lines])}\n`,
     );
-    const { page, context } = await openPage(browser, screen);
-    await page.goto(world.url);
-    await page.goto(`${new URL(world.url).origin}/#/recordings/2024-01-01T00-00-00-000Z-shell-wide`);
+    const { page, context } = await openPage(e2e.browser, screen);
+    await page.goto(e2e.world.url);
+    await page.goto(`${new URL(e2e.world.url).origin}/#/recordings/2024-01-01T00-00-00-000Z-shell-wide`);
     await page.getByTestId('player-toggle').and(page.locator(':enabled')).waitFor();
     await expect
       .poll(() => page.locator('.player-screen .xterm-rows').innerText(), { timeout: 10_000 })

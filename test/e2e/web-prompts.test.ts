@@ -1,24 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openPage, type ScreenName } from '../support/browser.js';
+import { startFromCard, terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, items 2 to 4 and 8, in Chromium at laptop and phone size: full-screen programs raise nothing; a
 // prompt has one notice, never over the controls, gone once answered anywhere (the terminal included, at once);
 // answering with the keyboard alone, focus moving on to the next card; the card asks what the program asks.
 
-let browser: Browser;
-let world: WebE2E;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-});
-afterEach(async () => world.close());
+const e2e = useWebE2E();
 
 const cards = (page: Page) => page.locator('[data-testid^="prompt-card-"]');
 const badge = (page: Page) => page.getByTestId('inbox-badge').innerText();
@@ -42,9 +33,9 @@ const overlaps = (a: { left: number; right: number; top: number; bottom: number 
 describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s size', (screen) => {
   it('raises nothing for vim and less at rest', async () => {
     const lines = Array.from({ length: 200 }, (_, i) => `line ${i}\n`);
-    writeFileSync(path.join(world.project, 'notes.txt'), lines.join(''));
-    const { page, context } = await openPage(browser, screen);
-    await startFromCard(page, world.url, 'shell', world.project);
+    writeFileSync(path.join(e2e.world.project, 'notes.txt'), lines.join(''));
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     await typeLine(page, 'vim -u NONE notes.txt');
     await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain('line 0');
     await page.waitForTimeout(PAST_THE_STALL_MS);
@@ -63,10 +54,10 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
   });
 
   it('shows one notice per prompt, off the controls, gone at once when it is answered in the terminal', async () => {
-    const { page, context } = await openPage(browser, screen);
-    const id = await startFromCard(page, world.url, 'shell', world.project);
-    const other = await openPage(browser, screen);
-    await other.page.goto(world.url);
+    const { page, context } = await openPage(e2e.browser, screen);
+    const id = await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
+    const other = await openPage(e2e.browser, screen);
+    await other.page.goto(e2e.world.url);
     await other.page.getByTestId('sessions').waitFor();
     await typeLine(page, 'read -p "Deploy now? (y/n) " a; echo "got [$a]"');
     const notice = other.page.locator('[data-testid^="notice-"]');
@@ -77,9 +68,9 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     const [box] = await rect(other.page, '[data-testid^="notice-"]');
     for (const control of await rect(other.page, ':is(button, a.btn, input):not(.notices *)'))
       expect(overlaps(box!, control), JSON.stringify({ box, control })).toBe(false);
-    const inbox = await openPage(browser, screen);
-    await inbox.page.goto(world.url);
-    await inbox.page.goto(`${new URL(world.url).origin}/#/inbox`);
+    const inbox = await openPage(e2e.browser, screen);
+    await inbox.page.goto(e2e.world.url);
+    await inbox.page.goto(`${new URL(e2e.world.url).origin}/#/inbox`);
     await cards(inbox.page).first().waitFor({ timeout: 10_000 });
     expect(await inbox.page.locator('[data-testid^="notice-"]').count()).toBe(0);
 
@@ -93,9 +84,9 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
   });
 
   it('answers with the keyboard alone, focus going on to the next card', async () => {
-    const { page, context } = await openPage(browser, screen);
+    const { page, context } = await openPage(e2e.browser, screen);
     for (const question of ['First? (y/n) ', 'Second? (y/n) ']) {
-      await startFromCard(page, world.url, 'shell', world.project);
+      await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
       await typeLine(page, `read -p "${question}" a; echo "answered [$a]"`);
       await expect
         .poll(() => page.getByTestId('inbox-badge').innerText(), { timeout: 15_000 })
@@ -109,7 +100,7 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     await page.keyboard.press('Control+BracketRight');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('key-esc');
 
-    await page.goto(`${new URL(world.url).origin}/#/inbox`);
+    await page.goto(`${new URL(e2e.world.url).origin}/#/inbox`);
     await expect.poll(() => cards(page).count(), { timeout: 10_000 }).toBe(2);
     const focusedCard = () =>
       page.evaluate(() =>
@@ -131,8 +122,8 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
   });
 
   it("asks the menu's own question, with the line under it, not the previous one", async () => {
-    const { page, context } = await openPage(browser, screen);
-    await startFromCard(page, world.url, 'shell', world.project);
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     // From a file: the command line typed does not hold the words looked for.
     const script = [
       'read -p "Continue? (y/n) " a',
@@ -140,12 +131,12 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
       `read -p 'Enter choice [1-3]: ' c`,
       'echo "picked [$c]"',
     ].join('\n');
-    writeFileSync(path.join(world.project, 'deploy.sh'), script + '\n');
+    writeFileSync(path.join(e2e.world.project, 'deploy.sh'), script + '\n');
     await typeLine(page, 'bash deploy.sh');
     await expect.poll(() => badge(page), { timeout: 15_000 }).toBe('1');
     await page.keyboard.type('y\n');
     await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain('Enter choice [1-3]:');
-    await page.goto(`${new URL(world.url).origin}/#/inbox`);
+    await page.goto(`${new URL(e2e.world.url).origin}/#/inbox`);
     const question = page.locator('[data-testid^="question-"]');
     await expect
       .poll(

@@ -1,24 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import { describe, expect, it } from 'vitest';
+import { openPage, type ScreenName } from '../support/browser.js';
+import { terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, item 6, in Chromium at laptop and phone size: a session started with `agent-bridge run` in a
 // terminal of its own is opened from the web. It is watched (its own terminal keeps the size); keys from the
 // web reach it only when it was started with --web-input, and then Stop (after asking) ends it too.
 
-let browser: Browser;
-let world: WebE2E;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-});
-afterEach(async () => world.close());
+const e2e = useWebE2E();
 
 const BASH = ['custom', '--', 'bash', '--norc', '--noprofile', '-i'];
 
@@ -26,10 +16,10 @@ describe.each(['desktop', 'phone'] as ScreenName[])(
   'a session started by run, from the web at %s size',
   (screen) => {
     it('is watched, and what the web types is dropped', async () => {
-      const run = world.run(BASH);
+      const run = e2e.world.run(BASH);
       await run.type('echo from-the-terminal-$((6*7))');
-      const { page, context } = await openPage(browser, screen);
-      await page.goto(world.url);
+      const { page, context } = await openPage(e2e.browser, screen);
+      await page.goto(e2e.world.url);
       const watch = page.locator('[data-testid^="open-"]', { hasText: 'Watch' });
       await watch.waitFor({ timeout: 15_000 });
       expect(await page.getByTestId('sessions').innerText()).toContain('in a terminal (agent-bridge run)');
@@ -37,7 +27,7 @@ describe.each(['desktop', 'phone'] as ScreenName[])(
       await page.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
       await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain('from-the-terminal-42');
       await expect.poll(() => page.getByTestId('size-note').innerText()).toContain('--web-input');
-      const marker = path.join(world.project, 'typed-from-the-web');
+      const marker = path.join(e2e.world.project, 'typed-from-the-web');
       await typeLine(page, `touch ${marker}`);
       await run.type('echo later-$((1+2))');
       await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain('later-3');
@@ -47,15 +37,15 @@ describe.each(['desktop', 'phone'] as ScreenName[])(
     });
 
     it('takes keys from the web with --web-input, and stops after asking', async () => {
-      const run = world.run(['--web-input', ...BASH]);
-      const { page, context } = await openPage(browser, screen);
-      await page.goto(world.url);
+      const run = e2e.world.run(['--web-input', ...BASH]);
+      const { page, context } = await openPage(e2e.browser, screen);
+      await page.goto(e2e.world.url);
       const open = page.locator('[data-testid^="open-"]', { hasText: 'Open' });
       await open.waitFor({ timeout: 15_000 });
       await open.click();
       await page.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
-      await typeLine(page, 'echo typed-in-the-browser-$((5*5))');
-      await run.waitForText('typed-in-the-browser-25');
+      await typeLine(page, 'echo typed-in-the-e2e.browser-$((5*5))');
+      await run.waitForText('typed-in-the-e2e.browser-25');
       await page.locator('[data-testid^="stop-"]').click();
       await page.getByTestId('confirm-ok').click();
       expect((await run.waitForExit()).exitCode).toBe(143);

@@ -1,28 +1,18 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, type ScreenName } from '../support/browser.js';
-import { startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import { describe, expect, it } from 'vitest';
+import { openPage, type ScreenName } from '../support/browser.js';
+import { startFromCard, terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, items 5 to 7, in Chromium at laptop and phone size: sessions carry names (agent and folder, then
 // the first prompt, or the person's own); an ended one stays listed, exited (not "live"), with its recording
 // and one button to start it again; Stop asks first; a new shell at its prompt is idle; a custom command
 // has a card.
 
-let browser: Browser;
-let world: WebE2E;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-});
-afterEach(async () => world.close());
+const e2e = useWebE2E();
 
 describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %s size', (screen) => {
   it('names a session, says it is idle, and keeps it once it ended, with its recording', async () => {
-    const { page, context } = await openPage(browser, screen);
-    const id = await startFromCard(page, world.url, 'shell', world.project);
+    const { page, context } = await openPage(e2e.browser, screen);
+    const id = await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     await expect.poll(() => page.getByTestId('session-title').innerText()).toBe('shell in project');
     await expect.poll(() => page.getByTestId('session-state').innerText(), { timeout: 10_000 }).toBe('idle');
     await typeLine(page, 'echo tidy the release notes');
@@ -43,7 +33,7 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
     // One button to start it again (no Restart beside a Start again).
     expect(await page.getByRole('button', { name: /^(Restart|Start again)$/ }).count()).toBe(1);
 
-    await page.goto(`${new URL(world.url).origin}/#/`);
+    await page.goto(`${new URL(e2e.world.url).origin}/#/`);
     const row = page.getByTestId(`session-row-${id}`);
     await row.waitFor();
     await expect
@@ -62,8 +52,8 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
   });
 
   it('asks before it stops a session', async () => {
-    const { page, context } = await openPage(browser, screen);
-    const id = await startFromCard(page, world.url, 'shell', world.project);
+    const { page, context } = await openPage(e2e.browser, screen);
+    const id = await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
     await page.getByTestId(`stop-${id}`).click();
     await page.getByTestId('confirm').waitFor();
     // The safe choice has the focus: Enter alone does not stop it.
@@ -81,8 +71,8 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
   });
 
   it('starts a custom command from its card', async () => {
-    const { page, context } = await openPage(browser, screen);
-    await startFromCard(page, world.url, 'custom', world.project, 'bash --norc --noprofile -i');
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'custom', e2e.world.project, 'bash --norc --noprofile -i');
     await typeLine(page, 'echo custom-$((20+22))');
     await expect.poll(() => terminalText(page), { timeout: 10_000 }).toMatch(/^custom-42$/m);
     // A program whose screens agent-bridge cannot read: neither busy nor idle, running.

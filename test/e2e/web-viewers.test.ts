@@ -1,22 +1,12 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, openPage } from '../support/browser.js';
-import { screenshot, startFromCard, terminalText, typeLine, WebE2E } from '../support/web-e2e.js';
+import { describe, expect, it } from 'vitest';
+import { openPage } from '../support/browser.js';
+import { screenshot, startFromCard, terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, item 1, in Chromium: a laptop (1280×800) and a phone (390×844, touch) on the same terminal. The
 // terminal keeps the size of the viewer that typed last; the other sees it whole (scaled or letterboxed), and
 // may take the size with "Fit to this screen". A read-only viewer's keys never reach the program.
 
-let browser: Browser;
-let world: WebE2E;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  world = await new WebE2E().start();
-});
-afterEach(async () => world.close());
+const e2e = useWebE2E();
 
 /** `stty size` as the shell sees it: "rows cols". */
 async function sttySize(page: Parameters<typeof typeLine>[0], marker: string): Promise<[number, number]> {
@@ -32,14 +22,14 @@ async function sttySize(page: Parameters<typeof typeLine>[0], marker: string): P
 
 describe('two viewers of different sizes', () => {
   it('keeps the laptop size when the phone joins; the phone takes it by typing, the laptop by Fit', async () => {
-    const desk = await openPage(browser, 'desktop');
-    const id = await startFromCard(desk.page, world.url, 'shell', world.project);
+    const desk = await openPage(e2e.browser, 'desktop');
+    const id = await startFromCard(desk.page, e2e.world.url, 'shell', e2e.world.project);
     const [deskRows, deskCols] = await sttySize(desk.page, 'DESK');
     expect(deskCols).toBeGreaterThan(120);
 
-    const phone = await openPage(browser, 'phone');
-    await phone.page.goto(`${world.url}`);
-    await phone.page.goto(`${new URL(world.url).origin}/#/session/${id}`);
+    const phone = await openPage(e2e.browser, 'phone');
+    await phone.page.goto(`${e2e.world.url}`);
+    await phone.page.goto(`${new URL(e2e.world.url).origin}/#/session/${id}`);
     await phone.page.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
     // The phone only watches for now: the terminal keeps the laptop's size, shown smaller on the phone.
     await expect
@@ -66,11 +56,11 @@ describe('two viewers of different sizes', () => {
 
   for (const screen of ['desktop', 'phone'] as const) {
     it(`watches only, at ${screen} size: keys typed there never reach the program`, async () => {
-      const typist = await openPage(browser, 'desktop');
-      const id = await startFromCard(typist.page, world.url, 'shell', world.project);
-      const watcher = await openPage(browser, screen);
-      await watcher.page.goto(world.url);
-      await watcher.page.goto(`${new URL(world.url).origin}/#/session/${id}`);
+      const typist = await openPage(e2e.browser, 'desktop');
+      const id = await startFromCard(typist.page, e2e.world.url, 'shell', e2e.world.project);
+      const watcher = await openPage(e2e.browser, screen);
+      await watcher.page.goto(e2e.world.url);
+      await watcher.page.goto(`${new URL(e2e.world.url).origin}/#/session/${id}`);
       await watcher.page.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
       await watcher.page.getByTestId('more').locator('summary').click();
       await watcher.page.getByTestId('watch-only').click();

@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { launchChromium } from './browser.js';
 import { CliUnderPty } from './cli-under-pty.js';
 import { ServeProcess } from './serve-process.js';
 
@@ -43,6 +45,23 @@ export class WebE2E {
     await this.serve?.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The hooks of a browser test file: one Chromium for the file, a fresh serve (WebE2E) for each test.
+ * `const e2e = useWebE2E()`, then `e2e.browser` and `e2e.world` inside the tests.
+ */
+export function useWebE2E(): { readonly browser: Browser; readonly world: WebE2E } {
+  const state = {} as { browser: Browser; world: WebE2E };
+  beforeAll(async () => {
+    state.browser = await launchChromium();
+  });
+  afterAll(async () => state.browser?.close());
+  beforeEach(async () => {
+    state.world = await new WebE2E().start();
+  });
+  afterEach(async () => state.world?.close());
+  return state;
 }
 
 /** The text xterm.js draws, row by row. */

@@ -36,6 +36,18 @@ function viewer() {
 
 const noResize = () => {};
 
+/** A hub whose terminal's resizes are kept as "COLSxROWS". */
+function sizedHub() {
+  const fake = fakeTerminal();
+  const resizes: string[] = [];
+  const hub = new ViewerHub(
+    fake.terminal,
+    ({ cols, rows }) => resizes.push(`${cols}x${rows}`),
+    () => {},
+  );
+  return { hub, resizes, typed: fake.typed };
+}
+
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('viewer hub', () => {
@@ -80,13 +92,7 @@ describe('viewer hub', () => {
   });
 
   it('keeps the size of the viewer that typed last; a phone that joins and only watches changes nothing', () => {
-    const { terminal, typed } = fakeTerminal();
-    const resizes: string[] = [];
-    const hub = new ViewerHub(
-      terminal,
-      ({ cols, rows }) => resizes.push(`${cols}x${rows}`),
-      () => {},
-    );
+    const { hub, resizes, typed } = sizedHub();
     const desktop = viewer();
     const phone = viewer();
     const deskSeat = hub.add(desktop);
@@ -109,13 +115,7 @@ describe('viewer hub', () => {
   });
 
   it('drops the keys and sizes of a read-only viewer, which never drives', () => {
-    const { terminal, typed } = fakeTerminal();
-    const resizes: string[] = [];
-    const hub = new ViewerHub(
-      terminal,
-      ({ cols, rows }) => resizes.push(`${cols}x${rows}`),
-      () => {},
-    );
+    const { hub, resizes, typed } = sizedHub();
     const watcher = viewer();
     const seat = hub.add(watcher, { readOnly: true });
     seat.wants(50, 20);
