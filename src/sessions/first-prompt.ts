@@ -1,3 +1,4 @@
+import { redactSecrets } from '../core/redact.js';
 import type { Store } from '../store/store.js';
 import type { AgentSession } from './agent-session.js';
 
@@ -86,7 +87,11 @@ export function firstPromptOf(session: AgentSession, store: Pick<Store, 'session
     recorder = new FirstPrompt(async (line, typed) => {
       if (session.coordinator.hasOpenPrompt) return false;
       if (typed && !(await echoed(session, line))) return false;
-      store.sessions.setFirstPrompt(session.id, [...line].slice(0, FIRST_PROMPT_CHARS).join(''));
+      // Shown in lists and kept in the store: a secret typed in the line is hidden first.
+      store.sessions.setFirstPrompt(
+        session.id,
+        redactSecrets([...line].slice(0, FIRST_PROMPT_CHARS).join('')),
+      );
       return true;
     });
     recorders.set(session, recorder);

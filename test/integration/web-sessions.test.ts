@@ -81,9 +81,10 @@ describe('sessions in the web UI', () => {
     );
     terminal.send({ type: 'input', data: 'hunter22\r' });
     await waitFor('the shell', () => /[$#] $/.test(terminal.output));
-    terminal.send({ type: 'input', data: 'echo second line\r' });
+    terminal.send({ type: 'input', data: 'echo second line token=abcd1234secret\r' });
+    // Echoed, so kept; the secret in it hidden.
     await waitFor('named by the line that was echoed', async () =>
-      (await sessionOf(started.id))?.firstPrompt === 'echo second line' ? true : null,
+      (await sessionOf(started.id))?.firstPrompt === 'echo second line token=[redacted]' ? true : null,
     );
     terminal.ws.close();
   });
