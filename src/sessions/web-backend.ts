@@ -184,7 +184,7 @@ export class SessionsWebBackend implements WebBackend {
     }
     const record = this.options.store.sessions.get(id);
     const socket = record && this.sharedSocket(record);
-    return socket ? stopRemote(socket) : false;
+    return socket ? stopRemote(socket, this.options.clock) : false;
   }
 
   async restart(id: string, who: string): Promise<WebSession | null> {
@@ -278,7 +278,7 @@ export class SessionsWebBackend implements WebBackend {
     if (!session) {
       const record = this.options.store.sessions.get(sessionId);
       const socket = record && this.sharedSocket(record);
-      return socket ? attachRemote(socket, viewer, options.readOnly ?? false) : null;
+      return socket ? attachRemote(socket, viewer, options.readOnly ?? false, this.options.clock) : null;
     }
     const terminal = session.terminal;
     const firstPrompt = firstPromptOf(session, this.options.store);

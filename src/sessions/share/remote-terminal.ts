@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { TerminalAttachment, TerminalViewer } from '../../channels/web/backend.js';
+import type { Clock } from '../../core/clock.js';
 import { parseShareFrame, SHARE_FRAME_LIMIT, type ShareFrame } from './share-wire.js';
 
 /** How long serve waits for `run` to greet it before the browser is told there is nothing to show. */
@@ -14,18 +15,19 @@ export function attachRemote(
   socketPath: string,
   viewer: TerminalViewer & { closed?(): void },
   readOnly: boolean,
+  clock: Clock,
 ): Promise<TerminalAttachment | null> {
   return new Promise((resolve) => {
     const socket = new WebSocket(`ws+unix://${socketPath}:/`, { maxPayload: SHARE_FRAME_LIMIT });
     let attached = false;
     let exited = false;
     const redraws: Array<(screen: string) => void> = [];
-    const timer = setTimeout(() => socket.terminate(), HELLO_TIMEOUT_MS);
+    const timer = clock.after(HELLO_TIMEOUT_MS, () => socket.terminate());
     const send = (frame: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(frame));
     const onFrame = (frame: ShareFrame) => {
       if (frame.type === 'hello' && !attached) {
         attached = true;
-        clearTimeout(timer);
+        timer.cancel();
         const canType = frame.canType && !readOnly;
         resolve({
           cols: frame.cols,
@@ -61,7 +63,7 @@ export function attachRemote(
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      clearTimeout(timer);
+      timer.cancel();
       if (!attached) resolve(null);
       else if (!exited) viewer.closed?.();
     });
@@ -69,10 +71,10 @@ export function attachRemote(
 }
 
 /** Asks `run` to stop its session (it does only when its person allowed the web to type): true when asked. */
-export function stopRemote(socketPath: string): Promise<boolean> {
+export function stopRemote(socketPath: string, clock: Clock): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new WebSocket(`ws+unix://${socketPath}:/`, { maxPayload: SHARE_FRAME_LIMIT });
-    const timer = setTimeout(() => socket.terminate(), HELLO_TIMEOUT_MS);
+    const timer = clock.after(HELLO_TIMEOUT_MS, () => socket.terminate());
     let asked = false;
     socket.on('message', (data, isBinary) => {
       const frame = isBinary ? null : parseShareFrame(String(data));
@@ -83,7 +85,7 @@ export function stopRemote(socketPath: string): Promise<boolean> {
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      clearTimeout(timer);
+      timer.cancel();
       resolve(asked);
     });
   });
