@@ -89,6 +89,8 @@ function addRunCommand(program: Command): void {
     )
     .option('--config <file>', 'agent-bridge.yaml with the channels named by --approve-from')
     .option('-q, --quiet', 'do not say on stderr what was started (session id, recording, where to answer)')
+    .option('--web-input', 'let the web UI type into this session (by default it may only watch)')
+    .option('--no-web-view', "do not show this session's screen in the web UI at all")
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
@@ -117,6 +119,7 @@ function addRunCommand(program: Command): void {
         'agent-bridge run custom -- python3 -i',
         'agent-bridge run gemini --driver structured',
         'agent-bridge run acp -- opencode acp',
+        'agent-bridge run claude --web-input',
       ),
     )
     .action(async (agent: string, args: string[], options) => {

@@ -17,6 +17,7 @@ import { TerminalSession } from '../drivers/terminal/terminal-session.js';
 import { AsciicastWriter } from '../store/asciicast-writer.js';
 import { recordingsDir } from '../store/paths.js';
 import type { Store } from '../store/store.js';
+import { firstPromptOf } from './first-prompt.js';
 import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
 import { SharedStoreChanges } from './store-watcher.js';
 import { startStructuredDriver } from './structured-drivers.js';
@@ -277,6 +278,7 @@ export class AgentSession {
     }
     for (const input of inputs) {
       this.audit('TEXT_TYPED', { sent_by: input.sentBy, chars: [...input.text].length });
+      firstPromptOf(this, this.options.store).sent(input.text);
       void this.driver.sendText(input.text).catch(() => undefined);
     }
   }

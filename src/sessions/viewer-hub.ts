@@ -1,28 +1,47 @@
 import type { TerminalViewer } from '../channels/web/backend.js';
 import type { ExitInfo } from '../core/events.js';
 import type { TerminalSession } from '../drivers/terminal/terminal-session.js';
+import { SizeArbiter, type CellSize } from './viewer-sizes.js';
 
 /** Output gathered for viewers at most this long, or this much, before it goes out as one frame. */
 export const VIEWER_BATCH_MS = 2;
 export const VIEWER_BATCH_BYTES = 64 * 1024;
 
+/** One viewer's hold on the terminal: what it types, the size that fits it, and leaving. */
+export interface ViewerSeat {
+  /** Keys from this viewer; dropped for a read-only one. Typing makes its size the terminal's. */
+  input(data: string): void;
+  /** The size that fits this viewer's screen. */
+  wants(cols: number, rows: number): void;
+  /** "Fit to this screen": its size becomes the terminal's without typing. */
+  drive(): void;
+  leave(): void;
+}
+
 /**
  * Sends one terminal's output to all its browser viewers: one subscription per terminal, and output read
  * close together sent as one frame (one ~4 KB frame per read per viewer cost most of the server's time).
- * A keystroke's echo after a quiet spell goes out at once.
+ * A keystroke's echo after a quiet spell goes out at once. One viewer drives the terminal's size
+ * (viewer-sizes.ts); read-only viewers only watch.
  */
 export class ViewerHub {
   private readonly viewers = new Set<TerminalViewer>();
+  private readonly sizes: SizeArbiter<TerminalViewer>;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private lastSent = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
+  /** `resize`: how the terminal takes the driving viewer's size; null when something else sizes it. */
   constructor(
-    terminal: TerminalSession,
+    private readonly terminal: TerminalSession,
+    resize: ((size: CellSize) => void) | null,
     private readonly onEmpty: () => void,
   ) {
+    this.sizes = new SizeArbiter<TerminalViewer>({ ...terminal.pty.size }, resize, (viewer, info) =>
+      viewer.size?.(info),
+    );
     this.unsubscribe = terminal.on((event) => {
       if (event.type === 'output')
         this.output(Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength));
@@ -30,12 +49,29 @@ export class ViewerHub {
     });
   }
 
-  add(viewer: TerminalViewer): () => void {
+  /** The terminal took a size no viewer asked for (the terminal `agent-bridge run` runs in was resized). */
+  resized(size: CellSize): void {
+    this.sizes.resized(size);
+  }
+
+  add(viewer: TerminalViewer, options: { readOnly?: boolean } = {}): ViewerSeat {
+    const readOnly = options.readOnly ?? false;
     this.flush();
     this.viewers.add(viewer);
-    return () => {
-      this.viewers.delete(viewer);
-      if (this.viewers.size === 0) this.close();
+    this.sizes.add(viewer, readOnly);
+    return {
+      input: (data) => {
+        if (readOnly || !this.viewers.has(viewer)) return;
+        this.sizes.active(viewer);
+        this.terminal.userInput(data);
+      },
+      wants: (cols, rows) => this.sizes.wants(viewer, { cols, rows }),
+      drive: () => this.sizes.active(viewer),
+      leave: () => {
+        if (!this.viewers.delete(viewer)) return;
+        this.sizes.remove(viewer);
+        if (this.viewers.size === 0) this.close();
+      },
     };
   }
 

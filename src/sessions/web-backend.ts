@@ -2,14 +2,16 @@ import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
-import { discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
+import { agents, discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
 import type {
   AnswerResult,
+  AttachOptions,
   TerminalAttachment,
   TerminalViewer,
   ToolCard,
   WebBackend,
   WebEvent,
+  WebRecording,
   WebSession,
 } from '../channels/web/backend.js';
 import type { Clock } from '../core/clock.js';
@@ -20,10 +22,16 @@ import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { AgentSession, BACKGROUND_SESSION } from './agent-session.js';
 import { answerPrompt } from './answer-prompt.js';
+import { SessionFiles } from './files/session-files.js';
+import { firstPromptOf } from './first-prompt.js';
 import type { LiveSessions } from './live-sessions.js';
 import { promptView } from './prompt-view.js';
+import { reapIfDead } from './session-liveness.js';
+import { attachRemote, stopRemote } from './share/remote-terminal.js';
+import { isTrustedSocket } from './share/share-socket.js';
 import { StoreWatcher } from './store-watcher.js';
 import { ViewerHub } from './viewer-hub.js';
+import { sessionName, webSessionView } from './web-session-view.js';
 
 const STOPPING = 'agent-bridge is stopping: start it again once serve is back';
 
@@ -38,23 +46,38 @@ export interface WebBackendOptions {
   cwd: string;
 }
 
-/** The web channel's view of agent-bridge: sessions (started from the page too), prompts, recordings, live terminals. */
 /** The newest recordings the web UI lists (reading a thousand headers would stall the page). */
 const RECORDINGS_PAGE = 200;
 
+interface Launch {
+  agent: string;
+  cwd: string;
+  args?: string[];
+  resume?: string | true;
+}
+
+/** The web channel's view of agent-bridge: sessions (started from the page too), prompts, recordings, live terminals. */
 export class SessionsWebBackend implements WebBackend {
   readonly host = hostname();
   private readonly listeners = new Set<(event: WebEvent) => void>();
-  private readonly started = new Map<string, { agent: string; cwd: string; args: string[] }>();
+  private readonly started = new Map<string, Launch>();
+  /** Live sessions whose busy/idle changes are passed on to the page. */
+  private readonly watched = new WeakSet<AgentSession>();
   private knownPrompts = new Set<string>();
   private readonly watcher: StoreWatcher;
   private readonly hubs = new Map<string, ViewerHub>();
   private closed = false;
+  private readonly files: SessionFiles;
 
   constructor(private readonly options: WebBackendOptions) {
+    this.files = new SessionFiles(options.store);
     this.watcher = new StoreWatcher(options.watchStore, options.clock, () => this.changed());
     this.watcher.start();
-    options.live.onChange(() => this.changed());
+    options.live.onChange(() => {
+      this.watchStates();
+      this.changed();
+    });
+    this.watchStates();
     this.knownPrompts = new Set(options.store.prompts.open().map((p) => p.id));
   }
 
@@ -74,7 +97,7 @@ export class SessionsWebBackend implements WebBackend {
 
   async tools(): Promise<ToolCard[]> {
     const found = await discoverAll(currentDiscoveryEnv());
-    return found.map(({ spec, discovered }) => ({
+    const cards = found.map(({ spec, discovered }) => ({
       id: spec.id,
       name: spec.displayName,
       description: spec.description,
@@ -84,25 +107,47 @@ export class SessionsWebBackend implements WebBackend {
       canSkipPermissions: Boolean(spec.skipPermissionsFlag),
       canResume: Boolean(spec.resumeArgs),
     }));
+    const custom = agents.custom;
+    // Any command line: nothing to discover, the command is typed in its card.
+    return [
+      ...cards,
+      {
+        id: custom.id,
+        name: custom.displayName,
+        description: 'Any command line, in any folder',
+        found: true,
+        path: null,
+        installHint: 'type the command and its arguments',
+        canSkipPermissions: false,
+        canResume: false,
+      },
+    ];
   }
 
+  /** Every running session, and the newest ended ones (with their recordings), newest first. */
   sessions(): WebSession[] {
-    const { store, live } = this.options;
+    const { store } = this.options;
     const open = store.prompts.open();
-    return store.sessions
-      .list()
-      .map((record) =>
-        this.view(record, open.filter((p) => p.sessionId === record.id).length, live.get(record.id)),
-      );
+    const records = new Map(store.sessions.list().map((record) => [record.id, record]));
+    for (const record of store.sessions.list({ all: true }))
+      if (!records.has(record.id)) records.set(record.id, record);
+    return [...records.values()]
+      .map((record) => this.current(record))
+      .sort((a, b) => b.startedAt - a.startedAt)
+      .map((record) => this.view(record, open.filter((p) => p.sessionId === record.id).length));
   }
 
-  async start(request: { agent: string; cwd: string; args?: string[] }, who: string): Promise<WebSession> {
+  async start(request: Launch, who: string): Promise<WebSession> {
     if (this.closed) throw new Error(STOPPING);
     const spec = getAgent(request.agent);
     const cwd = path.resolve(request.cwd);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory())
       throw new Error(`${cwd} is not a folder on this machine`);
-    const launch = await resolveLaunch(spec, { extraArgs: request.args ?? [] }, currentDiscoveryEnv());
+    const launch = await resolveLaunch(
+      spec,
+      { extraArgs: request.args ?? [], ...(request.resume ? { resume: request.resume } : {}) },
+      currentDiscoveryEnv(),
+    );
     if (!launch.discovered.found)
       throw new Error(`${spec.displayName} is not installed: ${spec.installHint}`);
     const { store, clock, hooks } = this.options;
@@ -125,20 +170,55 @@ export class SessionsWebBackend implements WebBackend {
     this.started.set(session.id, { agent: spec.id, cwd, args: request.args ?? [] });
     void session.exited.then((exit) => session.finish(exit, session.endStatus(exit)).catch(() => undefined));
     this.options.live.add(session);
-    return this.view(store.sessions.get(session.id)!, 0, session);
+    return this.view(store.sessions.get(session.id)!, 0);
   }
 
   async stop(id: string): Promise<boolean> {
     const session = this.options.live.get(id);
-    if (!session) return false;
-    await session.stop({ reason: 'stopped from the web UI' });
-    return true;
+    if (session) {
+      await session.stop({ reason: 'stopped from the web UI' });
+      return true;
+    }
+    const record = this.options.store.sessions.get(id);
+    const socket = record && this.sharedSocket(record);
+    return socket ? stopRemote(socket, this.options.clock) : false;
   }
 
   async restart(id: string, who: string): Promise<WebSession | null> {
+    const record = this.options.store.sessions.get(id);
+    if (!record) return null;
     const how = this.started.get(id);
-    if (!how || !(await this.stop(id))) return null;
-    return this.start(how, who);
+    if (record.status === 'active') {
+      if (!how || !(await this.stop(id))) return null;
+      return this.start(how, who);
+    }
+    // Ended: the same agent in the same folder (a custom command only with its known arguments).
+    if (record.agent === 'custom' && !how) return null;
+    return this.start(how ?? { agent: record.agent, cwd: record.cwd }, who);
+  }
+
+  async resume(id: string, who: string): Promise<WebSession | null> {
+    const record = this.options.store.sessions.get(id);
+    if (!record || record.status === 'active' || record.agent === 'custom') return null;
+    const spec = getAgent(record.agent);
+    if (!spec.resumeArgs) return null;
+    const how = this.started.get(id);
+    const resume = record.agentSessionId ?? true;
+    const resumed = await this.start(
+      { agent: record.agent, cwd: record.cwd, args: how?.args ?? [], resume },
+      who,
+    );
+    // The same conversation goes on: it keeps its name.
+    const { sessions } = this.options.store;
+    if (record.name) sessions.setName(resumed.id, record.name);
+    else if (record.firstPrompt) sessions.setFirstPrompt(resumed.id, record.firstPrompt);
+    return this.view(sessions.get(resumed.id)!, 0);
+  }
+
+  rename(id: string, name: string | null): boolean {
+    const changed = this.options.store.sessions.setName(id, name);
+    if (changed) this.changed();
+    return changed;
   }
 
   prompts() {
@@ -165,8 +245,12 @@ export class SessionsWebBackend implements WebBackend {
 
   async recordings() {
     const { recordings } = await listRecordings(recordingsDir(), { limit: RECORDINGS_PAGE });
+    const sessions = new Map(
+      this.options.store.sessions.byRecordings(recordings.map((r) => r.file)).map((s) => [s.recording, s]),
+    );
     return recordings.map((r) => ({
       id: r.id,
+      session: sessionSummary(sessions.get(r.file)),
       startedAt: r.startedAt,
       durationSeconds: r.durationSeconds,
       bytes: r.bytes,
@@ -182,11 +266,21 @@ export class SessionsWebBackend implements WebBackend {
     return path.dirname(file) === dir && existsSync(file) ? file : null;
   }
 
-  async attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null> {
+  async attach(
+    sessionId: string,
+    viewer: TerminalViewer,
+    options: AttachOptions = {},
+  ): Promise<TerminalAttachment | null> {
     const session = this.options.live.get(sessionId);
+    if (!session) {
+      const record = this.options.store.sessions.get(sessionId);
+      const socket = record && this.sharedSocket(record);
+      return socket ? attachRemote(socket, viewer, options.readOnly ?? false, this.options.clock) : null;
+    }
     // A structured session has no terminal to show (its messages and prompts reach the inbox and chats).
-    const terminal = session?.terminal;
-    if (!session || !terminal) return null;
+    const terminal = session.terminal;
+    if (!terminal) return null;
+    const firstPrompt = firstPromptOf(session, this.options.store);
     const redraw = async () => {
       await terminal.screen.catchUp();
       return terminal.screen.serialize();
@@ -194,24 +288,54 @@ export class SessionsWebBackend implements WebBackend {
     const screen = await redraw();
     let hub = this.hubs.get(sessionId);
     if (!hub) {
-      hub = new ViewerHub(terminal, () => this.hubs.delete(sessionId));
+      hub = new ViewerHub(
+        terminal,
+        ({ cols, rows }) => session.resize(cols, rows),
+        () => this.hubs.delete(sessionId),
+      );
       this.hubs.set(sessionId, hub);
     }
     const { cols, rows } = terminal.pty.size;
+    const seat = hub.add(viewer, options);
     return {
       cols,
       rows,
+      canType: !options.readOnly,
       screen,
       redraw,
-      input: (data) => terminal.userInput(data),
-      resize: (c, r) => session.resize(c, r),
-      detach: hub.add(viewer),
+      input: (data) => {
+        seat.input(data);
+        if (!options.readOnly) firstPrompt.typed(data);
+      },
+      resize: (c, r) => seat.wants(c, r),
+      drive: () => seat.drive(),
+      detach: () => seat.leave(),
     };
   }
 
   onEvent(listener: (event: WebEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  folders() {
+    return this.files.folders();
+  }
+
+  subfolders(folder: unknown) {
+    return this.files.subfolders(folder);
+  }
+
+  sessionFolder(id: string, relative: unknown) {
+    return this.files.folder(id, relative);
+  }
+
+  sessionFile(id: string, relative: unknown) {
+    return this.files.file(id, relative);
+  }
+
+  sessionChanges(id: string) {
+    return this.files.changes(id);
   }
 
   unauthorized(details: Record<string, string | number>): void {
@@ -231,21 +355,40 @@ export class SessionsWebBackend implements WebBackend {
     for (const listener of this.listeners) listener(event);
   }
 
-  private view(record: SessionRecord, pendingPrompts: number, live: AgentSession | undefined): WebSession {
-    const state =
-      record.status !== 'active' ? 'exited' : pendingPrompts > 0 ? 'waiting' : live?.isIdle ? 'idle' : 'busy';
-    return {
-      id: record.id,
-      agent: record.agent,
-      label: record.label,
-      cwd: record.cwd,
-      host: record.host,
-      state,
-      startedAt: new Date(record.startedAt).toISOString(),
-      pendingPrompts,
-      // A structured session has no terminal to attach: it shows in the list and its prompts in the inbox.
-      live: Boolean(live?.terminal),
-      recording: record.recording ? path.basename(record.recording, '.cast') : null,
-    };
+  /** A listed session as it is now: one whose agent-bridge process is gone is closed first (crashed). */
+  private current(record: SessionRecord): SessionRecord {
+    if (record.status !== 'active' || this.options.live.get(record.id) || record.host !== this.host)
+      return record;
+    if (!reapIfDead(this.options.store, record)) return record;
+    return this.options.store.sessions.get(record.id) ?? record;
   }
+
+  private view(record: SessionRecord, pendingPrompts: number): WebSession {
+    return webSessionView(record, pendingPrompts, {
+      live: this.options.live.get(record.id),
+      startedHere: this.started.has(record.id),
+      shared: this.sharedSocket(record) !== null,
+    });
+  }
+
+  /** The socket `agent-bridge run` shares this session's screen on, when it is one this server may trust. */
+  private sharedSocket(record: SessionRecord): string | null {
+    if (record.status !== 'active' || !record.viewSocket || record.host !== this.host) return null;
+    return isTrustedSocket(this.options.store.dir, record.viewSocket) ? record.viewSocket : null;
+  }
+
+  /** Busy and idle are not in the store: the page hears of them from the sessions themselves. */
+  private watchStates(): void {
+    for (const session of this.options.live.all()) {
+      if (this.watched.has(session)) continue;
+      this.watched.add(session);
+      session.on((event) => {
+        if (event.type === 'status' && event.state && !this.closed) this.emit({ type: 'sessions' });
+      });
+    }
+  }
+}
+
+function sessionSummary(record: SessionRecord | undefined): WebRecording['session'] {
+  return record ? { id: record.id, name: sessionName(record), agent: record.agent, cwd: record.cwd } : null;
 }

@@ -29,6 +29,13 @@ export interface SessionRecord {
   usage: AgentUsage | null;
   /** The public key answers to its secret prompts are sealed to (base64 DER, X25519); null if none. */
   answerKey: string | null;
+  /** The name a person gave it (the web UI); null until they do. */
+  name: string | null;
+  /** The first line a person typed into it (echoed on screen, so never a password). */
+  firstPrompt: string | null;
+  /** `agent-bridge run`: the unix socket its screen is shared on with the web UI, and whether the web may type. */
+  viewSocket: string | null;
+  webInput: boolean;
 }
 
 interface Row {
@@ -49,6 +56,10 @@ interface Row {
   label: string | null;
   usage: string | null;
   answer_key: string | null;
+  name: string | null;
+  first_prompt: string | null;
+  view_socket: string | null;
+  web_input: number;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -69,6 +80,10 @@ const fromRow = (r: Row): SessionRecord => ({
   label: r.label ?? r.cwd.split('/').filter(Boolean).at(-1) ?? r.cwd,
   usage: parseUsage(r.usage),
   answerKey: r.answer_key,
+  name: r.name,
+  firstPrompt: r.first_prompt,
+  viewSocket: r.view_socket,
+  webInput: r.web_input === 1,
 });
 
 function parseUsage(json: string | null): AgentUsage | null {
@@ -162,6 +177,35 @@ export class SessionStore {
 
   setAgentSessionId(id: string, agentSessionId: string): void {
     this.db.prepare('UPDATE sessions SET agent_session_id = ? WHERE id = ?').run(agentSessionId, id);
+  }
+
+  /** The name a person gave the session; null takes it back. */
+  setName(id: string, name: string | null): boolean {
+    return this.db.prepare('UPDATE sessions SET name = ? WHERE id = ?').run(name, id).changes === 1;
+  }
+
+  /** The first prompt, once: later ones do not replace it. */
+  setFirstPrompt(id: string, text: string): void {
+    this.db
+      .prepare('UPDATE sessions SET first_prompt = ? WHERE id = ? AND first_prompt IS NULL')
+      .run(text, id);
+  }
+
+  /** Where a session run in a terminal shares its screen, and whether the web may type into it. */
+  setViewSocket(id: string, socket: string | null, webInput: boolean): void {
+    this.db
+      .prepare('UPDATE sessions SET view_socket = ?, web_input = ? WHERE id = ?')
+      .run(socket, webInput ? 1 : 0, id);
+  }
+
+  /** The sessions these recordings (file paths) were made of. */
+  byRecordings(files: string[]): SessionRecord[] {
+    if (files.length === 0) return [];
+    const statement = this.db.prepare('SELECT * FROM sessions WHERE recording = ?');
+    return files.flatMap((file) => {
+      const row = statement.get(file) as Row | undefined;
+      return row ? [fromRow(row)] : [];
+    });
   }
 
   setUsage(id: string, usage: AgentUsage): void {

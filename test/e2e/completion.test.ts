@@ -40,7 +40,12 @@ describe('agent-bridge completion', () => {
     expect(offered('ap')).toEqual(['approvals']);
     expect(offered('approvals', 'an')).toEqual(['answer']);
     expect(offered('debug', '')).toEqual(expect.arrayContaining(['bundle']));
-    expect(offered('run', '--no-')).toEqual(['--no-auto-trust', '--no-record', '--no-hooks']);
+    expect(offered('run', '--no-')).toEqual([
+      '--no-auto-trust',
+      '--no-record',
+      '--no-hooks',
+      '--no-web-view',
+    ]);
     expect(offered('completion', '')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
     // Options after other options and values still belong to the command they follow.
     expect(offered('serve', '--port', '7601', '--no-w')).toEqual(['--no-web']);

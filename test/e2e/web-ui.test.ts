@@ -1,13 +1,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
+import { launchChromium } from '../support/browser.js';
 import { ServeProcess } from '../support/serve-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let browser: Browser;
 let anthropic: FakeAnthropic;
 let home: ClaudeHome;
@@ -17,19 +17,7 @@ let page: Page;
 let url: string;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => browser?.close());
 

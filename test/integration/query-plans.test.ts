@@ -46,6 +46,10 @@ function exerciseHotPaths(): void {
   store.sessions.lastAgentSessionId('api', 'claude');
   store.sessions.setAgentSessionId(session.id, 'abc');
   store.sessions.deadOwners(alive);
+  store.sessions.setName(session.id, 'the api');
+  store.sessions.setFirstPrompt(session.id, 'fix the tests');
+  store.sessions.setViewSocket(session.id, '/tmp/s.sock', false);
+  store.sessions.byRecordings(['/tmp/r.cast']);
   const prompt = store.prompts.create(session.id, permissionPrompt(), 60_000, 'screen');
   store.prompts.transition(prompt.id, 'routed');
   store.prompts.open();

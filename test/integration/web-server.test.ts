@@ -146,7 +146,7 @@ describe('web UI API and live terminals', () => {
     const origin = server.url;
     const { ws, frames } = socket(`/ws/terminal/${started.id}`, { ...auth, origin });
     await waitFor('hello and screen', () => frames.length >= 2);
-    expect(JSON.parse(frames[0] as string)).toEqual({ type: 'hello', cols: 120, rows: 40 });
+    expect(JSON.parse(frames[0] as string)).toEqual({ type: 'hello', cols: 120, rows: 40, canType: true });
     expect(JSON.parse(frames[1] as string).type).toBe('screen');
     ws.send(JSON.stringify({ type: 'input', data: 'echo $((6*7))\r' }));
     await waitFor('the output', () => frames.some((f) => Buffer.isBuffer(f) && f.toString().includes('42')));

@@ -63,6 +63,11 @@ describe('the token cannot be skipped by how the path is written', () => {
       '/api/prompts',
       '/api/recordings',
       '/api/recordings/x',
+      '/api/folders',
+      '/api/folders/list?path=%2F',
+      '/api/sessions/secret-session/files',
+      '/api/sessions/secret-session/file?path=x',
+      '/api/sessions/secret-session/changes',
     ]) {
       for (const target of spellings(route)) {
         const response = await rawRequest(world.port, [`GET ${target} HTTP/1.1`, ...headers()].join('\r\n'));
@@ -81,6 +86,8 @@ describe('the token cannot be skipped by how the path is written', () => {
       '/api/sessions',
       '/api/sessions/x/stop',
       '/api/sessions/x/restart',
+      '/api/sessions/x/resume',
+      '/api/sessions/x/name',
       '/api/prompts/x/answer',
     ];
     for (const route of routes) {
@@ -107,7 +114,7 @@ describe('the token cannot be skipped by how the path is written', () => {
   });
 
   it('opens no WebSocket through any spelling without the token', async () => {
-    for (const route of ['/ws/events', '/ws/terminal/some-session']) {
+    for (const route of ['/ws/events', '/ws/terminal/some-session', '/ws/terminal/some-session?watch=1']) {
       for (const target of spellings(route)) {
         const response = await rawRequest(
           world.port,

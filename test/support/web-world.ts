@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { startWebServer } from '../../src/channels/web/web-server.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
@@ -8,6 +9,16 @@ import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
 
 export const WEB_TOKEN = 'test-token-1234567890abcdef';
+
+export interface TerminalClient {
+  ws: WebSocket;
+  /** Text frames, parsed. */
+  json: Array<Record<string, unknown>>;
+  /** Binary frames (the program's output) as text. */
+  output: string;
+  send(frame: object): void;
+  opened: Promise<void>;
+}
 
 /** The web server on 127.0.0.1 over a real store and sessions backend, with a small built app shell. */
 export class WebWorld {
@@ -59,6 +70,43 @@ export class WebWorld {
   /** The Host header a browser sends for the printed address. */
   get host(): string {
     return new URL(this.url).host;
+  }
+
+  /** An API call with the token, as a script sends it. */
+  api(route: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(`${this.url}${route}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${WEB_TOKEN}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...(init.headers ?? {}),
+      },
+    });
+  }
+
+  async json<T>(route: string, init: RequestInit = {}): Promise<T> {
+    const response = await this.api(route, init);
+    if (!response.ok) throw new Error(`${route}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  /** A live terminal's WebSocket, as the page opens it (token and the page's own Origin), and its frames. */
+  terminal(id: string, query = ''): TerminalClient {
+    const ws = new WebSocket(`${this.url.replace('http', 'ws')}/ws/terminal/${id}${query}`, {
+      headers: { authorization: `Bearer ${WEB_TOKEN}`, origin: this.url },
+    });
+    const client: TerminalClient = {
+      ws,
+      json: [],
+      output: '',
+      send: (frame) => ws.send(JSON.stringify(frame)),
+      opened: new Promise((resolve) => ws.once('open', () => resolve())),
+    };
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) client.output += String(data);
+      else client.json.push(JSON.parse(String(data)) as Record<string, unknown>);
+    });
+    return client;
   }
 
   auditOf(event: string): Array<Record<string, unknown>> {

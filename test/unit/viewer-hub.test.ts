@@ -2,14 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEventListener } from '../../src/core/events.js';
 import type { TerminalSession } from '../../src/drivers/terminal/terminal-session.js';
 import { VIEWER_BATCH_BYTES, ViewerHub } from '../../src/sessions/viewer-hub.js';
+import type { SizeInfo } from '../../src/sessions/viewer-sizes.js';
 
 function fakeTerminal() {
   let listener: AgentEventListener = () => {};
+  const typed: string[] = [];
   const terminal = {
+    pty: { size: { cols: 120, rows: 40 } },
     on: (l: AgentEventListener) => ((listener = l), () => (listener = () => {})),
+    userInput: (data: string) => typed.push(data),
   } as unknown as TerminalSession;
   return {
     terminal,
+    typed,
     emit: (text: string) => listener({ type: 'output', data: Buffer.from(text) }),
     exit: () => listener({ type: 'exit', exit: { exitCode: 0, signal: null } }),
   };
@@ -18,12 +23,29 @@ function fakeTerminal() {
 function viewer() {
   const frames: string[] = [];
   const exits: unknown[] = [];
+  const sizes: SizeInfo[] = [];
   return {
     frames,
     exits,
+    sizes,
     output: (data: Uint8Array) => frames.push(Buffer.from(data).toString()),
     exit: (info: unknown) => exits.push(info),
+    size: (info: SizeInfo) => sizes.push(info),
   };
+}
+
+const noResize = () => {};
+
+/** A hub whose terminal's resizes are kept as "COLSxROWS". */
+function sizedHub() {
+  const fake = fakeTerminal();
+  const resizes: string[] = [];
+  const hub = new ViewerHub(
+    fake.terminal,
+    ({ cols, rows }) => resizes.push(`${cols}x${rows}`),
+    () => {},
+  );
+  return { hub, resizes, typed: fake.typed };
 }
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,7 +53,7 @@ const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('viewer hub', () => {
   it('sends an echo after a quiet spell at once, and gathers a burst into few frames for every viewer', async () => {
     const { terminal, emit } = fakeTerminal();
-    const hub = new ViewerHub(terminal, () => {});
+    const hub = new ViewerHub(terminal, noResize, () => {});
     const a = viewer();
     const b = viewer();
     hub.add(a);
@@ -48,7 +70,7 @@ describe('viewer hub', () => {
 
   it('flushes at 64 KiB without waiting, and before the exit', async () => {
     const { terminal, emit, exit } = fakeTerminal();
-    const hub = new ViewerHub(terminal, () => {});
+    const hub = new ViewerHub(terminal, noResize, () => {});
     const a = viewer();
     hub.add(a);
     emit('first');
@@ -63,9 +85,44 @@ describe('viewer hub', () => {
   it('lets go of the terminal when the last viewer leaves', () => {
     const { terminal } = fakeTerminal();
     let emptied = false;
-    const hub = new ViewerHub(terminal, () => (emptied = true));
-    const leave = hub.add(viewer());
-    leave();
+    const hub = new ViewerHub(terminal, noResize, () => (emptied = true));
+    const seat = hub.add(viewer());
+    seat.leave();
     expect(emptied).toBe(true);
+  });
+
+  it('keeps the size of the viewer that typed last; a phone that joins and only watches changes nothing', () => {
+    const { hub, resizes, typed } = sizedHub();
+    const desktop = viewer();
+    const phone = viewer();
+    const deskSeat = hub.add(desktop);
+    deskSeat.wants(160, 45);
+    expect(resizes).toEqual(['160x45']);
+    const phoneSeat = hub.add(phone);
+    phoneSeat.wants(44, 30);
+    expect(resizes).toEqual(['160x45']);
+    expect(phone.sizes.at(-1)).toEqual({ cols: 160, rows: 45, driving: false });
+    phoneSeat.input('ls\r');
+    expect(typed).toEqual(['ls\r']);
+    expect(resizes).toEqual(['160x45', '44x30']);
+    expect(desktop.sizes.at(-1)).toEqual({ cols: 44, rows: 30, driving: false });
+    expect(phone.sizes.at(-1)).toEqual({ cols: 44, rows: 30, driving: true });
+    deskSeat.drive();
+    expect(resizes.at(-1)).toBe('160x45');
+    phoneSeat.leave();
+    deskSeat.wants(100, 30);
+    expect(resizes.at(-1)).toBe('100x30');
+  });
+
+  it('drops the keys and sizes of a read-only viewer, which never drives', () => {
+    const { hub, resizes, typed } = sizedHub();
+    const watcher = viewer();
+    const seat = hub.add(watcher, { readOnly: true });
+    seat.wants(50, 20);
+    seat.drive();
+    seat.input('rm -rf /\r');
+    expect(typed).toEqual([]);
+    expect(resizes).toEqual([]);
+    expect(watcher.sizes).toEqual([{ cols: 120, rows: 40, driving: false }]);
   });
 });

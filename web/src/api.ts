@@ -1,4 +1,14 @@
-import type { AppConfig, Prompt, Recording, Session } from './types.js';
+import type {
+  AppConfig,
+  FolderChanges,
+  FolderListing,
+  FolderSuggestions,
+  Prompt,
+  Recording,
+  Session,
+  SubfolderListing,
+  TextFile,
+} from './types.js';
 
 /** An answer other than 2xx, with the server's `{ error }` when it gave one. */
 export class ApiError extends Error {
@@ -62,6 +72,16 @@ export const api = {
     request<Session>('POST', '/api/sessions', args.length > 0 ? { agent, cwd, args } : { agent, cwd }),
   stop: (id: string) => request<{ ok: true }>('POST', `/api/sessions/${seg(id)}/stop`),
   restart: (id: string) => request<Session>('POST', `/api/sessions/${seg(id)}/restart`),
+  resume: (id: string) => request<Session>('POST', `/api/sessions/${seg(id)}/resume`),
+  rename: (id: string, name: string | null) =>
+    request<{ ok: true; name: string | null }>('POST', `/api/sessions/${seg(id)}/name`, { name }),
+  folders: () => request<FolderSuggestions>('GET', '/api/folders'),
+  subfolders: (path: string) => request<SubfolderListing>('GET', `/api/folders/list?path=${seg(path)}`),
+  files: (id: string, path: string) =>
+    request<FolderListing>('GET', `/api/sessions/${seg(id)}/files?path=${seg(path)}`),
+  file: (id: string, path: string) =>
+    request<TextFile>('GET', `/api/sessions/${seg(id)}/file?path=${seg(path)}`),
+  changes: (id: string) => request<FolderChanges>('GET', `/api/sessions/${seg(id)}/changes`),
   prompts: () => request<Prompt[]>('GET', '/api/prompts'),
   answer: (id: string, answer: string) =>
     request<{ ok: true; summary: string }>('POST', `/api/prompts/${seg(id)}/answer`, { answer }),

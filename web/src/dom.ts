@@ -62,6 +62,13 @@ export function reconcile<T>(
     if (child instanceof HTMLElement && child.dataset.key !== undefined)
       existing.set(child.dataset.key, child);
   }
+  // Gone ones first: moving an element (to close a gap) would take the focus from it.
+  const wanted = new Set(items.map(key));
+  for (const [id, stale] of existing) {
+    if (wanted.has(id)) continue;
+    stale.remove();
+    existing.delete(id);
+  }
   let cursor: Element | null = parent.firstElementChild;
   for (const item of items) {
     const id = key(item);
@@ -82,5 +89,4 @@ export function reconcile<T>(
     if (element !== cursor) parent.insertBefore(element, cursor);
     else cursor = cursor.nextElementSibling;
   }
-  for (const stale of existing.values()) stale.remove();
 }

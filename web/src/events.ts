@@ -3,7 +3,7 @@ import { notifyPrompt } from './notify.js';
 import { go } from './router.js';
 import { ReconnectingSocket } from './socket.js';
 import { store } from './store.js';
-import { toast } from './toast.js';
+import { notifyPromptWaiting } from './toast.js';
 import type { EventFrame, Prompt } from './types.js';
 import { KIND_TITLES } from './views/common.js';
 
@@ -53,13 +53,15 @@ export function connectEvents(): ReconnectingSocket {
   return socket;
 }
 
+/** A new prompt: one notice for it (gone once it is resolved), and a browser notification if allowed. */
 function announce(prompt: Prompt): void {
   const where = [prompt.origin.agent, prompt.origin.label].filter(Boolean).join(' · ');
   const excerpt = prompt.excerpt.length > 120 ? `${prompt.excerpt.slice(0, 119)}…` : prompt.excerpt;
-  toast(`${where}: ${KIND_TITLES[prompt.kind] ?? prompt.kind} — ${excerpt}`, {
-    kind: 'prompt',
-    timeoutMs: 12_000,
-    actions: [{ label: 'Answer', run: () => go({ name: 'inbox' }) }],
+  notifyPromptWaiting({
+    id: prompt.id,
+    sessionId: prompt.sessionId,
+    text: `${where}: ${KIND_TITLES[prompt.kind] ?? prompt.kind} — ${excerpt}`,
+    open: () => go({ name: 'inbox' }),
   });
   void notifyPrompt(prompt);
 }

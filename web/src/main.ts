@@ -2,14 +2,15 @@ import { onUnauthorized } from './api.js';
 import { h, replace } from './dom.js';
 import { connectEvents } from './events.js';
 import { ago, timeLeft } from './format.js';
-import { parseRoute, type Route } from './router.js';
+import { go, parseRoute, type Route } from './router.js';
 import { store } from './store.js';
 import { dashboardView } from './views/dashboard.js';
 import { inboxView } from './views/inbox.js';
 import { playerView } from './views/player-view.js';
 import { recordingsView } from './views/recordings.js';
+import { filesView } from './views/files.js';
 import { sessionView } from './views/session.js';
-import { initToasts } from './toast.js';
+import { initToasts, keepPromptNotices, setNoticeContext } from './toast.js';
 
 /** The app: a top bar (three views and the inbox badge), the current view, and the live event feed. */
 
@@ -19,6 +20,7 @@ const badge = h('span', { class: 'badge', 'data-testid': 'inbox-badge', 'aria-la
 const dot = h('span', { class: 'live-dot', 'data-testid': 'live-dot', role: 'img', 'aria-label': 'offline' });
 const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
 const main = h('main', { id: 'view', tabindex: -1 });
+const skip = h('a', { class: 'skip-link', href: '#view' }, ['Skip to content']);
 const navLinks: Record<'dashboard' | 'inbox' | 'recordings', HTMLAnchorElement> = {
   dashboard: h('a', { href: '#/', 'data-testid': 'nav-dashboard' }, ['Dashboard']),
   inbox: h('a', { href: '#/inbox', 'data-testid': 'nav-inbox' }, ['Inbox ', badge]),
@@ -28,6 +30,7 @@ const navLinks: Record<'dashboard' | 'inbox' | 'recordings', HTMLAnchorElement> 
 function shell(): void {
   const root = document.getElementById('app') ?? document.body;
   replace(root, [
+    skip,
     h('header', { class: 'topbar' }, [
       h('a', { class: 'brand', href: '#/', 'aria-label': 'agent-bridge home' }, [
         h('img', { src: '/icon.svg', alt: '', width: 28, height: 28 }),
@@ -37,18 +40,30 @@ function shell(): void {
       dot,
     ]),
     banner,
-    main,
   ]);
+  initToasts(root, () => go({ name: 'inbox' }));
+  root.appendChild(main);
+  // The skip link moves focus without changing the route.
+  skip.addEventListener('click', (event) => {
+    event.preventDefault();
+    main.focus();
+  });
 }
 
 let cleanup: Cleanup | null = null;
+let shown = false;
 
 function show(route: Route): void {
   cleanup?.();
   cleanup = null;
   document.title = 'agent-bridge';
   const section =
-    route.name === 'recording' ? 'recordings' : route.name === 'session' ? 'dashboard' : route.name;
+    route.name === 'recording'
+      ? 'recordings'
+      : route.name === 'session' || route.name === 'files'
+        ? 'dashboard'
+        : route.name;
+  setNoticeContext({ inbox: route.name === 'inbox', sessionId: route.name === 'session' ? route.id : null });
   for (const [name, link] of Object.entries(navLinks)) {
     if (name === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -69,12 +84,19 @@ function show(route: Route): void {
     case 'session':
       cleanup = sessionView(main, route.id);
       break;
+    case 'files':
+      cleanup = filesView(main, route.id);
+      break;
   }
   updateTitle();
+  // A new view: focus its start, as a new page would (the terminal takes the focus itself).
+  if (shown && route.name !== 'session') main.focus({ preventScroll: false });
+  shown = true;
 }
 
 function updateTitle(): void {
   const count = store.prompts.length;
+  keepPromptNotices(store.prompts.map((p) => p.id));
   badge.textContent = String(count);
   badge.classList.toggle('badge-hot', count > 0);
   badge.setAttribute('aria-label', `${count} waiting`);
@@ -138,7 +160,6 @@ function registerServiceWorker(): void {
 
 function start(): void {
   shell();
-  initToasts();
   onUnauthorized(() => store.setStatus({ unauthorized: true }));
   store.on('prompts', updateTitle);
   store.on('status', updateStatus);

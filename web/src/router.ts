@@ -1,11 +1,12 @@
-/** Hash routes: #/, #/inbox, #/recordings, #/recordings/<id>, #/session/<id>. */
+/** Hash routes: #/, #/inbox, #/recordings, #/recordings/<id>, #/session/<id>, #/session/<id>/files. */
 
 export type Route =
   | { name: 'dashboard' }
   | { name: 'inbox' }
   | { name: 'recordings' }
   | { name: 'recording'; id: string }
-  | { name: 'session'; id: string };
+  | { name: 'session'; id: string }
+  | { name: 'files'; id: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -19,10 +20,10 @@ export function parseRoute(hash: string): Route {
         return part;
       }
     });
-  const [head, id] = parts;
+  const [head, id, tail] = parts;
   if (head === 'inbox') return { name: 'inbox' };
   if (head === 'recordings') return id ? { name: 'recording', id } : { name: 'recordings' };
-  if (head === 'session' && id) return { name: 'session', id };
+  if (head === 'session' && id) return tail === 'files' ? { name: 'files', id } : { name: 'session', id };
   return { name: 'dashboard' };
 }
 
@@ -38,6 +39,8 @@ export function href(route: Route): string {
       return `#/recordings/${encodeURIComponent(route.id)}`;
     case 'session':
       return `#/session/${encodeURIComponent(route.id)}`;
+    case 'files':
+      return `#/session/${encodeURIComponent(route.id)}/files`;
   }
 }
 

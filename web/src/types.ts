@@ -4,6 +4,15 @@
  */
 import type { PromptView } from '../../src/channels/view-types.js';
 import type { ToolCard, WebRecording, WebSession } from '../../src/channels/web/backend.js';
+export type {
+  FolderChanges,
+  FolderEntry,
+  FolderListing,
+  FolderSuggestions,
+  PickerFolder,
+  SubfolderListing,
+  TextFile,
+} from '../../src/channels/web/file-views.js';
 
 export type { ToolCard };
 export type { PromptChoice, PromptKind } from '../../src/core/events.js';
@@ -22,6 +31,7 @@ export interface AppConfig {
 export type EventFrame = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: Prompt };
 
 export type TerminalFrame =
-  | { type: 'hello'; cols: number; rows: number }
+  | { type: 'hello'; cols: number; rows: number; canType?: boolean }
   | { type: 'screen'; data: string }
+  | { type: 'size'; cols: number; rows: number; driving: boolean }
   | { type: 'exit'; exitCode: number | null; signal: string | null };

@@ -24,8 +24,20 @@ const startSession = z.strictObject({
 
 const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
 
+const MAX_NAME_CHARS = 80;
+/** A session's name: one line of text for lists (null or empty: back to its first prompt). */
+const nameSession = z.strictObject({
+  name: z
+    .string()
+    .max(MAX_NAME_CHARS)
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must be one line without control characters')
+    .nullable(),
+});
+
 export type StartSessionBody = z.infer<typeof startSession>;
 export type AnswerBody = z.infer<typeof answerPrompt>;
+export type NameBody = z.infer<typeof nameSession>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -35,6 +47,14 @@ export function parseStartSession(body: unknown): Parsed<StartSessionBody> {
 
 export function parseAnswer(body: unknown): Parsed<AnswerBody> {
   return parse(answerPrompt, body, `send { answer: "..." } (at most ${MAX_ANSWER_CHARS} characters)`);
+}
+
+export function parseName(body: unknown): Parsed<NameBody> {
+  return parse(
+    nameSession,
+    body,
+    `send { name: "..." } (one line, at most ${MAX_NAME_CHARS} characters; null clears it)`,
+  );
 }
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, usage: string): Parsed<T> {

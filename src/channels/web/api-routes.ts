@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseAnswer, parseStartSession } from './api-bodies.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseAnswer, parseName, parseStartSession } from './api-bodies.js';
 import type { WebBackend } from './backend.js';
 
 /** The JSON API (API.md). Every route here needs the token: none is marked public. */
@@ -28,11 +28,23 @@ export function registerApi(server: FastifyInstance, backend: WebBackend): void 
   server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
     (await backend.stop(request.params.id))
       ? { ok: true }
-      : reply.code(404).send({ error: 'no such live session' }),
+      : reply.code(404).send({ error: 'no such session that this page may stop' }),
   );
   server.post<{ Params: { id: string } }>('/api/sessions/:id/restart', async (request, reply) => {
-    const session = await backend.restart(request.params.id, who(request));
-    return session ?? reply.code(404).send({ error: 'no such live session' });
+    const session = await started(reply, () => backend.restart(request.params.id, who(request)));
+    return session ?? reply.code(404).send({ error: 'no such session that this page may restart' });
+  });
+  server.post<{ Params: { id: string } }>('/api/sessions/:id/resume', async (request, reply) => {
+    const session = await started(reply, () => backend.resume(request.params.id, who(request)));
+    return session ?? reply.code(404).send({ error: 'no such ended session whose agent can resume' });
+  });
+  server.post<{ Params: { id: string } }>('/api/sessions/:id/name', async (request, reply) => {
+    const body = parseName(request.body);
+    if (!body.ok) return reply.code(400).send({ error: body.error });
+    const name = body.value.name?.trim() || null;
+    return backend.rename(request.params.id, name)
+      ? { ok: true, name }
+      : reply.code(404).send({ error: 'no such session' });
   });
   server.get('/api/prompts', async () => backend.prompts());
   server.post<{ Params: { id: string } }>('/api/prompts/:id/answer', async (request, reply) => {
@@ -47,4 +59,13 @@ export function registerApi(server: FastifyInstance, backend: WebBackend): void 
     if (!file) return reply.code(404).send({ error: 'no such recording' });
     return reply.type('application/x-asciicast').send(createReadStream(file));
   });
+}
+
+/** A session that could not start (agent gone, folder removed) is a 400 that says why. */
+async function started<T>(reply: FastifyReply, start: () => Promise<T>): Promise<T | FastifyReply> {
+  try {
+    return await start();
+  } catch (error) {
+    return reply.code(400).send({ error: (error as Error).message });
+  }
 }

@@ -1,4 +1,12 @@
 import type { PromptView } from '../view-types.js';
+import type {
+  FileAnswer,
+  FolderChanges,
+  FolderListing,
+  FolderSuggestions,
+  SubfolderListing,
+  TextFile,
+} from './file-views.js';
 
 /** What the web channel needs from the rest of agent-bridge; the sessions layer implements it. */
 
@@ -13,22 +21,49 @@ export interface ToolCard {
   canResume: boolean;
 }
 
+export type SessionState = 'busy' | 'waiting' | 'idle' | 'running' | 'exited';
+
 export interface WebSession {
   id: string;
   agent: string;
+  /** For people: the name given to it, else its first prompt, else "<agent> in <folder>". */
+  name: string;
+  /** The name a person gave it, if any. */
+  customName: string | null;
+  firstPrompt: string | null;
   label: string;
   cwd: string;
   host: string;
-  state: 'busy' | 'waiting' | 'idle' | 'exited';
+  /**
+   * `running`: busy or idle is not known (in another process, `agent-bridge run`, or a program whose screens
+   * agent-bridge cannot read, a custom command).
+   */
+  state: SessionState;
   startedAt: string;
+  /** How it ended, once it did. */
+  ended: {
+    status: 'completed' | 'crashed' | 'terminated';
+    at: string | null;
+    exitCode: number | null;
+  } | null;
   pendingPrompts: number;
-  /** A live terminal can be attached (the session runs in this process). */
+  /** `serve`: this server runs it; `terminal`: `agent-bridge run` does, in a terminal; `elsewhere`: neither. */
+  runsIn: 'serve' | 'terminal' | 'elsewhere';
+  /** Its terminal can be opened here (watched, and typed into when `canType`). */
   live: boolean;
+  canType: boolean;
+  canStop: boolean;
+  /** Restart (a running session started here), or start again (an ended one: same agent, same folder). */
+  canRestart: boolean;
+  /** Ended, and its agent can resume the conversation: the same one when it told its id, else its latest there. */
+  canResume: boolean;
   recording: string | null;
 }
 
 export interface WebRecording {
   id: string;
+  /** The session it recorded, with its name (null for a recording whose session is not in the store). */
+  session: { id: string; name: string; agent: string; cwd: string } | null;
   startedAt: string | null;
   durationSeconds: number;
   bytes: number;
@@ -40,17 +75,31 @@ export interface WebRecording {
 export interface TerminalViewer {
   output(data: Uint8Array): void;
   exit(info: { exitCode: number | null; signal: string | null }): void;
+  /** The terminal's size changed, or whose size it is (`driving`: this viewer's own). */
+  size?(info: { cols: number; rows: number; driving: boolean }): void;
+  /** The terminal went away without an exit (the `agent-bridge run` process sharing it ended). */
+  closed?(): void;
+}
+
+export interface AttachOptions {
+  /** Only watch: keys and sizes from this viewer are dropped, and it never drives the size. */
+  readOnly?: boolean;
 }
 
 export interface TerminalAttachment {
   cols: number;
   rows: number;
+  /** Keys from this viewer reach the program (false: read-only, by choice or by the session's owner). */
+  canType: boolean;
   /** ANSI that redraws the current screen in a fresh terminal. */
   screen: string;
   /** The same, later: for a viewer that fell behind and skipped output. */
   redraw(): Promise<string>;
   input(data: string): void;
+  /** The size that fits this viewer; the terminal takes it while this viewer drives. */
   resize(cols: number, rows: number): void;
+  /** Make this viewer's size the terminal's ("Fit to this screen"). */
+  drive(): void;
   detach(): void;
 }
 
@@ -68,14 +117,33 @@ export interface WebBackend {
   sessions(): WebSession[];
   start(request: { agent: string; cwd: string; args?: string[] }, who: string): Promise<WebSession>;
   stop(id: string): Promise<boolean>;
+  /** A running session started here: stopped and started again; an ended one: started again. */
   restart(id: string, who: string): Promise<WebSession | null>;
+  /** An ended session's conversation, resumed in a new session. */
+  resume(id: string, who: string): Promise<WebSession | null>;
+  /** Names a session (null: back to its first prompt); false when there is no such session. */
+  rename(id: string, name: string | null): boolean;
   prompts(): Array<PromptView & { id: string }>;
   answer(promptId: string, answer: string, who: string): AnswerResult;
   recordings(): Promise<WebRecording[]>;
   /** The recording's file path, only for an id that names a recording in the recordings folder. */
   recordingFile(id: string): string | null;
-  attach(sessionId: string, viewer: TerminalViewer): Promise<TerminalAttachment | null>;
+  attach(
+    sessionId: string,
+    viewer: TerminalViewer,
+    options?: AttachOptions,
+  ): Promise<TerminalAttachment | null>;
   onEvent(listener: (event: WebEvent) => void): () => void;
+  /** Folders to start an agent in: recent ones and git repositories. */
+  folders(): Promise<FolderSuggestions>;
+  /** The subfolders of an absolute folder (`path` as the request gave it, unchecked). */
+  subfolders(path: unknown): Promise<FileAnswer<SubfolderListing>>;
+  /** A folder inside a session's folder (`path` relative, unchecked): never outside it. */
+  sessionFolder(id: string, path: unknown): Promise<FileAnswer<FolderListing>>;
+  /** A text file inside a session's folder (`path` relative, unchecked): never outside it. */
+  sessionFile(id: string, path: unknown): Promise<FileAnswer<TextFile>>;
+  /** What changed in a session's folder (git). */
+  sessionChanges(id: string): Promise<FileAnswer<FolderChanges>>;
   /** A refused access, or a burst of them with their count (refusal-audit.ts), for the audit log. */
   unauthorized(details: Record<string, string | number>): void;
 }

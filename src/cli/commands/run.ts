@@ -18,6 +18,8 @@ import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSpawnError } from '../../drivers/structured/agent-process.js';
 import { AgentStartError } from '../../drivers/structured/structured-driver.js';
 import { AgentSession } from '../../sessions/agent-session.js';
+import { firstPromptOf } from '../../sessions/first-prompt.js';
+import { shareTerminal, type TerminalShare } from '../../sessions/share/terminal-share.js';
 import { openStore, type Store } from '../../store/store.js';
 import { durationMs } from '../../config/duration.js';
 import type { Config } from '../../config/schema.js';
@@ -47,6 +49,10 @@ export interface RunOptions {
   quiet?: boolean;
   /** terminal (default): the agent's own screen; structured: its protocol; auto: the protocol where it can. */
   driver?: DriverChoice;
+  /** Share the screen with the web UI (`serve`) to watch (default on). */
+  webView: boolean;
+  /** Let the web UI type into the session too. */
+  webInput?: boolean;
 }
 
 /** How often a session checks that the channels it asked for are still hosted by someone. */
@@ -60,6 +66,8 @@ const KNOWN_CHANNELS: string[] = [...LOCAL_CHANNELS, ...REMOTE_CHANNELS];
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
   const spec = lookupAgent(agentName);
   const remote = (options.approveFrom ?? []).filter((channel) => !LOCAL_CHANNELS.includes(channel));
+  if (options.webInput && options.webView === false)
+    throw new UsageError('--web-input needs the web view: drop --no-web-view, or --web-input');
   for (const channel of remote) {
     if (!KNOWN_CHANNELS.includes(channel))
       throw new UsageError(
@@ -121,8 +129,8 @@ export async function runCommand(agentName: string, args: string[], options: Run
       const { converse } = await import('./run-structured.js');
       return await converse(session, config?.defaults.output_threshold ?? 1500);
     }
-    if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote));
-    return await relay(host, session);
+    if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote, options));
+    return await relay(host, session, store, options);
   } finally {
     await hosting?.stop();
     channelStore?.close();
@@ -132,14 +140,21 @@ export async function runCommand(agentName: string, args: string[], options: Run
 }
 
 /** What was started and how to reach it from elsewhere, said once before the agent's screen takes over. */
-function startBanner(session: AgentSession, spec: AgentSpec, cwd: string, remote: string[]): string {
+function startBanner(
+  session: AgentSession,
+  spec: AgentSpec,
+  cwd: string,
+  remote: string[],
+  options: RunOptions,
+): string {
   const home = process.env.HOME;
   const tidy = (file: string) =>
     home && file.startsWith(home + path.sep) ? '~' + file.slice(home.length) : file;
   const recording = session.recorder ? ` · recording ${tidy(session.recorder.file)}` : ' · not recorded';
+  const web = options.webView === false ? null : options.webInput ? 'watch and type' : 'watch';
   const elsewhere = [
     'agent-bridge approvals --watch (another terminal)',
-    'agent-bridge serve (browser)',
+    web ? `agent-bridge serve (browser: ${web})` : 'agent-bridge serve (browser: prompts only)',
     ...(remote.length > 0 ? [`${remote.join(', ')} (chat)`] : ['--approve-from telegram|discord (chat)']),
   ];
   return (
@@ -269,10 +284,21 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions, driver:
 }
 
 /** Pumps bytes both ways until the agent exits, then restores the terminal on every path. */
-async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
+async function relay(
+  host: HostTerminal,
+  agent: AgentSession,
+  store: Store,
+  options: RunOptions,
+): Promise<number> {
   const out = host.output;
   const session = agent.terminal!;
   let stoppedBySignal: NodeJS.Signals | null = null;
+  const stopAs = (signal: NodeJS.Signals) => {
+    stoppedBySignal = signal;
+    void session.stop();
+  };
+  const share =
+    options.webView === false ? null : await startShare(agent, store, options, () => stopAs('SIGTERM'));
   session.on((event) => {
     if (event.type !== 'output') return;
     // Backpressure: a slow terminal pauses the agent instead of growing memory.
@@ -281,11 +307,18 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
       out.once('drain', () => session.pty.resume());
     }
   });
-  const onInput = (chunk: Buffer) => session.userInput(chunk);
+  const firstPrompt = firstPromptOf(agent, store);
+  const onInput = (chunk: Buffer) => {
+    session.userInput(chunk);
+    firstPrompt.typed(chunk);
+  };
   host.input.on('data', onInput);
   host.enterRawMode();
   host.input.resume();
-  const stopResize = host.onResize(({ cols, rows }) => agent.resize(cols, rows));
+  const stopResize = host.onResize(({ cols, rows }) => {
+    agent.resize(cols, rows);
+    share?.resized(cols, rows);
+  });
   // Leave the user's prompt on a fresh line even when the agent died mid-line.
   const restore = () => {
     const { cursor } = session.screen.snapshot();
@@ -293,9 +326,8 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
   };
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
-    if (signal === 'SIGINT' && !host.interactive) return session.pty.interrupt('SIGINT');
-    stoppedBySignal = signal;
-    void session.stop();
+    if (signal === 'SIGINT' && !host.interactive) return session.interrupt();
+    stopAs(signal);
   };
   const onCrash = (error: unknown) => {
     restore();
@@ -316,12 +348,32 @@ async function relay(host: HostTerminal, agent: AgentSession): Promise<number> {
     await drain(out);
     return stoppedBySignal ? 128 + (osConstants.signals[stoppedBySignal] ?? 1) : exitCodeOf(exit);
   } finally {
+    await share?.close();
     stopResize();
     host.input.off('data', onInput);
     for (const signal of signals) process.off(signal, onSignal);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
     restore();
+  }
+}
+
+/**
+ * The session's screen, shared with the web UI on a unix socket (watch; type with --web-input). Without it the
+ * session still runs: the reason is said once, and the web UI answers its prompts only.
+ */
+async function startShare(
+  agent: AgentSession,
+  store: Store,
+  options: RunOptions,
+  onStop: () => void,
+): Promise<TerminalShare | null> {
+  try {
+    return await shareTerminal({ session: agent, store, webInput: options.webInput ?? false, onStop });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`\r\nagent-bridge: the web UI cannot show this session: ${reason}\r\n`);
+    return null;
   }
 }
 

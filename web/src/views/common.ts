@@ -1,5 +1,6 @@
+import { api } from '../api.js';
+import { confirmAction } from '../dialog.js';
 import { h } from '../dom.js';
-import { api, ApiError } from '../api.js';
 import { store } from '../store.js';
 import type { Session, SessionState } from '../types.js';
 
@@ -9,11 +10,14 @@ const STATE_LABELS: Record<SessionState, string> = {
   busy: 'busy',
   waiting: 'waiting for you',
   idle: 'idle',
+  running: 'running',
   exited: 'exited',
 };
 
-export function stateBadge(state: SessionState): HTMLElement {
-  return h('span', { class: `state state-${state}`, 'data-state': state }, [STATE_LABELS[state] ?? state]);
+export function stateBadge(state: SessionState, testid?: string): HTMLElement {
+  return h('span', { class: `state state-${state}`, 'data-state': state, 'data-testid': testid }, [
+    STATE_LABELS[state] ?? state,
+  ]);
 }
 
 export function errorText(error: unknown): string {
@@ -27,28 +31,29 @@ export function note(text: string, testid?: string): HTMLElement {
 
 export { KIND_TITLES } from '../../../src/channels/view-types.js';
 
-/**
- * Restart: a running session through the API. One that ended (which the server cannot restart, and may no
- * longer list) starts again with the same agent in the same folder; its extra arguments are not known here.
- */
-export async function restartSession(id: string, known: Session | undefined): Promise<Session> {
-  if (!known) return api.restart(id);
-  if (known.state === 'exited') return api.start(known.agent, known.cwd, []);
-  try {
-    return await api.restart(id);
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
-    await store.refreshSessions();
-    const now = store.session(id);
-    if (now && now.state !== 'exited') {
-      throw new Error(
-        'this session was not started from this page: stop it where it runs, then start a new one',
-      );
-    }
-    return api.start(known.agent, known.cwd, []);
-  }
-}
-
+/** One button for both: a running session restarts, an ended one starts again (same agent, same folder). */
 export function restartLabel(session: Session | undefined): string {
   return session?.state === 'exited' ? 'Start again' : 'Restart';
+}
+
+/** Stops a session once the person confirmed it; false when they did not. */
+export async function stopWithConfirmation(session: Session): Promise<boolean> {
+  const sure = await confirmAction(
+    `Stop ${session.name}?`,
+    `${session.agent} in ${session.cwd} gets SIGTERM, then SIGKILL after 5 s. Its recording is kept.`,
+    'Stop',
+  );
+  if (!sure) return false;
+  await api.stop(session.id);
+  void store.refreshSessions();
+  return true;
+}
+
+/** "exited (code 3)", "crashed", "stopped" for an ended session. */
+export function endedText(session: Session): string {
+  const ended = session.ended;
+  if (!ended) return '';
+  const how =
+    ended.status === 'terminated' ? 'stopped' : ended.status === 'crashed' ? 'ended with an error' : 'ended';
+  return ended.exitCode !== null && ended.exitCode !== 0 ? `${how} (code ${ended.exitCode})` : how;
 }

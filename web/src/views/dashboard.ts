@@ -1,12 +1,12 @@
 import { button, h, reconcile, replace } from '../dom.js';
 import { store } from '../store.js';
-import type { ToolCard } from '../types.js';
+import type { Session, ToolCard } from '../types.js';
 import { note } from './common.js';
 import { recentFolders } from './folders.js';
 import { sessionRow } from './session-row.js';
 import { toolCard } from './tool-card.js';
 
-/** Ended sessions shown before "Show all": the server lists every session it ever ran. */
+/** Ended sessions shown before "Show all": the server lists the newest 200. */
 const ENDED_SHOWN = 5;
 
 interface Part {
@@ -20,9 +20,9 @@ export function dashboardView(root: HTMLElement): () => void {
   const tools = toolsPart();
   replace(root, [
     h('section', { class: 'view', 'aria-labelledby': 'sessions-title' }, [
-      h('h2', { id: 'sessions-title' }, ['Sessions']),
+      h('h1', { id: 'sessions-title' }, ['Sessions']),
       ...sessions.elements,
-      h('h2', {}, ['Start an agent']),
+      h('h2', { id: 'start-title' }, ['Start an agent']),
       ...tools.elements,
     ]),
   ]);
@@ -37,33 +37,38 @@ export function dashboardView(root: HTMLElement): () => void {
 }
 
 function sessionsPart(): Part {
-  const list = h('div', { class: 'list', 'data-testid': 'sessions' });
+  const running = h('div', { class: 'list', 'data-testid': 'sessions' });
+  const ended = h('div', { class: 'list', 'data-testid': 'ended-sessions' });
+  const endedTitle = h('h2', { hidden: true }, ['Ended']);
   const empty = note('Loading…');
   let showAllEnded = false;
   const more = button('', { class: 'btn btn-quiet', 'data-testid': 'show-ended', hidden: true }, () => {
     showAllEnded = !showAllEnded;
     render();
   });
-  const render = (): void => {
-    const all = [...store.sessions].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
-    const running = all.filter((s) => s.state !== 'exited');
-    const ended = all.filter((s) => s.state === 'exited');
-    const shown = [...running, ...(showAllEnded ? ended : ended.slice(0, ENDED_SHOWN))];
-    more.hidden = ended.length <= ENDED_SHOWN;
-    more.textContent = showAllEnded ? 'Show fewer ended sessions' : `Show all ${ended.length} ended sessions`;
-    empty.hidden = shown.length > 0;
-    empty.textContent = store.loaded.sessions
-      ? 'No sessions yet: start one below.'
-      : (store.status.error ?? 'Loading…');
+  const rows = (list: HTMLElement, sessions: Session[]) =>
     reconcile(
       list,
-      shown,
+      sessions,
       (s) => s.id,
       sessionRow,
       (element, s) => (element.dataset.sig === JSON.stringify(s) ? element : sessionRow(s)),
     );
+  const render = (): void => {
+    const all = [...store.sessions].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+    const live = all.filter((s) => s.state !== 'exited');
+    const gone = all.filter((s) => s.state === 'exited');
+    more.hidden = gone.length <= ENDED_SHOWN;
+    more.textContent = showAllEnded ? 'Show fewer ended sessions' : `Show all ${gone.length} ended sessions`;
+    endedTitle.hidden = gone.length === 0;
+    empty.hidden = live.length > 0;
+    empty.textContent = store.loaded.sessions
+      ? 'Nothing running: start an agent below.'
+      : (store.status.error ?? 'Loading…');
+    rows(running, live);
+    rows(ended, showAllEnded ? gone : gone.slice(0, ENDED_SHOWN));
   };
-  return { elements: [list, more, empty], render };
+  return { elements: [h('h2', {}, ['Running']), running, empty, endedTitle, ended, more], render };
 }
 
 function toolsPart(): Part {

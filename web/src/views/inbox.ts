@@ -20,12 +20,24 @@ export function inboxView(root: HTMLElement): () => void {
 
   replace(root, [
     h('section', { class: 'view', 'aria-labelledby': 'inbox-title' }, [
-      h('div', { class: 'view-head' }, [h('h2', { id: 'inbox-title' }, ['Waiting for you']), notify]),
+      h('div', { class: 'view-head' }, [h('h1', { id: 'inbox-title' }, ['Waiting for you']), notify]),
       list,
       empty,
     ]),
   ]);
 
+  const title = root.querySelector<HTMLElement>('#inbox-title')!;
+  title.tabIndex = -1;
+  // Answered with the keyboard: on to the next card's first answer, else the previous one's, else the heading.
+  const focusNext = (card: HTMLElement): void => {
+    const cards = [...list.querySelectorAll<HTMLElement>('.prompt-card:not(.answered)')];
+    const after = cards.find(
+      (other) => card.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_FOLLOWING,
+    );
+    const target = after ?? cards.at(-1);
+    const control = target?.querySelector<HTMLElement>('.answers button, .answers textarea');
+    (control ?? title).focus();
+  };
   const render = (): void => {
     empty.hidden = store.prompts.length > 0;
     empty.textContent = store.loaded.prompts
@@ -35,7 +47,7 @@ export function inboxView(root: HTMLElement): () => void {
       list,
       store.prompts,
       (p) => p.id,
-      promptCard,
+      (prompt) => promptCard(prompt, focusNext),
       () => {},
     );
   };

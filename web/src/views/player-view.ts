@@ -6,6 +6,7 @@ import { CastPlayer, parseCast, type PlayerState } from '../player.js';
 import { href } from '../router.js';
 import { onSchemeChange, terminalOptions, terminalTheme } from '../theme.js';
 import { errorText, note } from './common.js';
+import { recordingName } from './recordings.js';
 
 /** #/recordings/<id>: plays one recording in the page, with play/pause, a position slider and a speed. */
 
@@ -17,6 +18,7 @@ interface Controls {
   seek: HTMLInputElement;
   time: HTMLElement;
   speed: HTMLSelectElement;
+  size: HTMLSelectElement;
 }
 
 function controls(onToggle: () => void): Controls {
@@ -41,31 +43,61 @@ function controls(onToggle: () => void): Controls {
     { id: 'player-speed', 'data-testid': 'player-speed' },
     SPEEDS.map((s) => h('option', { value: s }, [`${s}x`])),
   );
+  const size = h(
+    'select',
+    { id: 'player-size', 'data-testid': 'player-size' },
+    SIZE_MODES.map(([value, label]) => h('option', { value }, [label])),
+  );
   const element = h('div', { class: 'player-controls' }, [
     toggle,
     seek,
     time,
     h('label', { for: 'player-speed' }, ['Speed']),
     speed,
+    h('label', { for: 'player-size' }, ['Size']),
+    size,
   ]);
-  return { element, toggle, seek, time, speed };
+  return { element, toggle, seek, time, speed, size };
 }
 
-/** A recording keeps its own size: shrink the font until it fits the width (it scrolls inside if still too wide). */
-function fitFontToWidth(term: Terminal, screen: HTMLElement, baseFont: number): void {
+type SizeMode = 'rows' | 'width' | 'actual';
+const SIZE_MODES: Array<[SizeMode, string]> = [
+  ['rows', 'Fit the height'],
+  ['width', 'Fit the width'],
+  ['actual', 'Actual size'],
+];
+/** Smaller than this is unreadable: the player scrolls instead. */
+const MIN_FONT = 8;
+
+/**
+ * A recording keeps its own size. By default its rows fit the screen's height and it scrolls sideways if
+ * wider (a phone shows a wide recording readable, not at a 5 px font); or it fits the width, or is shown at the
+ * normal font. Never below MIN_FONT: then it scrolls.
+ */
+function fitFont(term: Terminal, screen: HTMLElement, baseFont: number, mode: SizeMode): void {
   const inner = screen.querySelector<HTMLElement>('.xterm-screen');
   if (!inner || inner.offsetWidth === 0) return;
-  const available = screen.clientWidth - 12;
   const font = term.options.fontSize ?? baseFont;
-  const natural = (inner.offsetWidth / font) * baseFont;
-  const wanted = Math.max(5, Math.min(baseFont, Math.floor((available / natural) * baseFont * 10) / 10));
+  const natural = {
+    width: (inner.offsetWidth / font) * baseFont,
+    height: (inner.offsetHeight / font) * baseFont,
+  };
+  const top = screen.getBoundingClientRect().top;
+  const room = {
+    width: screen.clientWidth - 12,
+    // Leave room for the controls under it.
+    height: Math.max(120, window.innerHeight - Math.max(0, top) - 120),
+  };
+  const scale =
+    mode === 'actual' ? 1 : mode === 'width' ? room.width / natural.width : room.height / natural.height;
+  const wanted = Math.max(MIN_FONT, Math.min(baseFont, Math.floor(scale * baseFont * 10) / 10));
   if (Math.abs(wanted - font) > 0.05) term.options.fontSize = wanted;
 }
 
 export function playerView(root: HTMLElement, id: string): () => void {
   const screen = h('div', { class: 'player-screen', 'data-testid': 'player-terminal' });
   const ui = controls(() => player?.toggle());
-  const title = h('h2', { class: 'player-title' }, [id]);
+  const title = h('h1', { class: 'player-title' }, [id]);
   const status = note('Loading…');
   replace(root, [
     h('section', { class: 'view', 'aria-label': 'Recording player' }, [
@@ -87,8 +119,9 @@ export function playerView(root: HTMLElement, id: string): () => void {
   term.open(screen);
   const baseFont = term.options.fontSize ?? 13;
   const refit = (): void => {
-    requestAnimationFrame(() => fitFontToWidth(term, screen, baseFont));
+    requestAnimationFrame(() => fitFont(term, screen, baseFont, ui.size.value as SizeMode));
   };
+  ui.size.addEventListener('change', refit);
   term.onResize(refit);
   window.addEventListener('resize', refit);
   const offScheme = onSchemeChange(() => (term.options.theme = terminalTheme()));
@@ -109,12 +142,20 @@ export function playerView(root: HTMLElement, id: string): () => void {
   ui.speed.addEventListener('change', () => player?.setSpeed(Number(ui.speed.value)));
 
   let alive = true;
+  // Named as its session is, where the store knows it.
+  void api
+    .recordings()
+    .then((all) => {
+      const found = all.find((r) => r.id === id);
+      if (alive && found) title.textContent = recordingName(found);
+    })
+    .catch(() => undefined);
   api
     .recording(id)
     .then((text) => {
       if (!alive) return;
       const cast = parseCast(text);
-      if (cast.title) title.textContent = cast.title;
+      if (cast.title && title.textContent === id) title.textContent = cast.title;
       ui.seek.max = String(cast.duration);
       ui.seek.disabled = false;
       ui.toggle.disabled = false;

@@ -3,19 +3,19 @@ import { append, button, h, type Child } from '../dom.js';
 import { timeLeft } from '../format.js';
 import { href } from '../router.js';
 import { store } from '../store.js';
-import { toast } from '../toast.js';
 import type { Prompt, PromptChoice } from '../types.js';
 import { KIND_TITLES } from './common.js';
 
 /** One waiting prompt: what is asked, where from, and a big button per possible answer. */
 
-export function promptCard(prompt: Prompt): HTMLElement {
+export function promptCard(prompt: Prompt, onAnswered: (card: HTMLElement) => void = () => {}): HTMLElement {
   const { id } = prompt;
   const result = h('p', { class: 'prompt-result', role: 'status', 'data-testid': `result-${id}` });
+  const questionId = `question-${id}`;
   const card = h('article', {
     class: `card prompt-card kind-${prompt.kind}`,
     'data-testid': `prompt-card-${id}`,
-    'aria-label': `${KIND_TITLES[prompt.kind] ?? prompt.kind}: ${prompt.excerpt}`,
+    'aria-labelledby': questionId,
   });
 
   const send = async (answer: string): Promise<void> => {
@@ -30,12 +30,11 @@ export function promptCard(prompt: Prompt): HTMLElement {
       result.classList.add('ok');
       result.textContent = `Answered: ${reply.summary}`;
       card.classList.add('answered');
-      toast(`Answered: ${reply.summary}`, { kind: 'ok' });
+      onAnswered(card);
     } catch (error) {
       const message = refusal(error);
       result.classList.add('error');
       result.textContent = message;
-      toast(message, { kind: 'error' });
       controls.forEach((control) => (control.disabled = false));
     } finally {
       void store.refreshPrompts();
@@ -44,7 +43,10 @@ export function promptCard(prompt: Prompt): HTMLElement {
   };
 
   const origin = prompt.origin;
-  const detail = prompt.detail.trim() || prompt.excerpt;
+  const question = prompt.excerpt.trim() || KIND_TITLES[prompt.kind];
+  const detail = prompt.detail.trim();
+  // The full text, when it says more than the question (the command, the diff, the plan).
+  const more = detail && !question.includes(detail) ? detail : null;
   append(card, [
     h('div', { class: 'prompt-head' }, [
       h('span', { class: 'kind' }, [KIND_TITLES[prompt.kind] ?? prompt.kind]),
@@ -61,10 +63,12 @@ export function promptCard(prompt: Prompt): HTMLElement {
       [origin.host, origin.agent, origin.label].filter(Boolean).join(' · '),
       origin.cwd ? h('span', { class: 'mono small muted' }, [` ${origin.cwd}`]) : null,
     ]),
-    detail !== prompt.excerpt.trim() ? h('p', { class: 'excerpt' }, [prompt.excerpt]) : null,
-    h('pre', { class: 'detail', tabindex: 0, 'aria-label': 'Full text', 'data-testid': `detail-${id}` }, [
-      detail,
-    ]),
+    h('h2', { class: 'question', id: questionId, 'data-testid': `question-${id}` }, [question]),
+    more
+      ? h('pre', { class: 'detail', tabindex: 0, 'aria-label': 'Full text', 'data-testid': `detail-${id}` }, [
+          more,
+        ])
+      : null,
     h('div', { class: 'answers' }, answerControls(prompt, send)),
     result,
   ]);
@@ -137,7 +141,7 @@ function choiceButton(
   const forSession = prompt.allowForSessionChoice === choice.number;
   return button(
     [
-      h('span', { class: 'choice-number', 'aria-hidden': 'true' }, [String(choice.number)]),
+      h('span', { class: 'choice-number' }, [String(choice.number)]),
       h('span', { class: 'choice-text' }, [
         h('span', { class: 'choice-label' }, [choice.label]),
         choice.description ? h('span', { class: 'choice-description' }, [choice.description]) : null,
@@ -146,7 +150,6 @@ function choiceButton(
     {
       class: `btn btn-big choice${forSession ? ' choice-session' : ''}`,
       'data-testid': `choice-${prompt.id}-${choice.number}`,
-      'aria-label': `${choice.number}. ${choice.label}${choice.description ? ` (${choice.description})` : ''}`,
     },
     () => void send(String(choice.number)),
   );

@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { h, replace } from '../dom.js';
-import { ago, bytes, clock } from '../format.js';
+import { ago, baseName, bytes, clock } from '../format.js';
 import { href } from '../router.js';
 import type { Recording } from '../types.js';
 import { errorText, note } from './common.js';
@@ -11,7 +11,7 @@ export function recordingsView(root: HTMLElement): () => void {
   const status = note('Loading…');
   replace(root, [
     h('section', { class: 'view', 'aria-labelledby': 'rec-title' }, [
-      h('h2', { id: 'rec-title' }, ['Recordings']),
+      h('h1', { id: 'rec-title' }, ['Recordings']),
       list,
       status,
     ]),
@@ -34,19 +34,30 @@ export function recordingsView(root: HTMLElement): () => void {
   };
 }
 
+/** A recording is named as its session is (its name, first prompt, or agent and folder). */
+export function recordingName(recording: Recording): string {
+  return recording.session?.name ?? recording.command ?? recording.title ?? recording.id;
+}
+
 function recordingCard(recording: Recording): HTMLElement {
-  const name = recording.title || recording.command || recording.id;
+  const name = recordingName(recording);
+  const session = recording.session;
   return h('article', { class: 'card recording-row', 'data-testid': `recording-${recording.id}` }, [
     h('div', { class: 'row-main' }, [
-      h('div', { class: 'row-title' }, [h('strong', {}, [name])]),
+      h('div', { class: 'row-title' }, [h('h2', { class: 'recording-name' }, [name])]),
       h('div', { class: 'row-sub' }, [
-        [ago(recording.startedAt), clock(recording.durationSeconds), bytes(recording.bytes)]
+        [
+          session ? `${session.agent} · ${baseName(session.cwd)}` : null,
+          ago(recording.startedAt),
+          clock(recording.durationSeconds),
+          bytes(recording.bytes),
+        ]
           .filter(Boolean)
           .join(' · '),
-        recording.command && recording.command !== name
-          ? h('span', { class: 'mono' }, [` · ${recording.command}`])
-          : null,
       ]),
+      recording.command && recording.command !== name
+        ? h('div', { class: 'row-sub mono' }, [recording.command])
+        : null,
     ]),
     h('div', { class: 'row-actions' }, [
       h(

@@ -5,85 +5,106 @@ import { href } from '../router.js';
 import { store } from '../store.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { errorText, restartLabel, restartSession, stateBadge } from './common.js';
+import { endedText, errorText, restartLabel, stateBadge, stopWithConfirmation } from './common.js';
 
-/** One session on the dashboard: agent, folder, state, waiting prompts; Open, Stop, Restart, Replay. */
+/**
+ * One session on the dashboard: its name (given, or its first prompt, or agent and folder), where and since
+ * when, its state, waiting prompts; Open (or Watch), Stop, Restart or Start again, Resume, Replay.
+ */
+type Act = (what: 'stop' | 'restart' | 'resume', target: HTMLButtonElement) => Promise<void>;
+
 export function sessionRow(session: Session): HTMLElement {
   const { id } = session;
   const exited = session.state === 'exited';
-  // Running in another agent-bridge process (e.g. `agent-bridge run`): this server cannot attach, stop or restart it.
-  const elsewhere = !exited && !session.live;
-  const act = async (what: 'stop' | 'restart', target: HTMLButtonElement): Promise<void> => {
+  const act: Act = async (what, target) => {
     target.disabled = true;
     try {
-      if (what === 'stop') await api.stop(id);
-      else {
-        const next = await restartSession(id, session);
-        toast(`${exited ? 'Started' : 'Restarted'} ${next.agent}.`, {
+      if (what === 'stop') {
+        if (await stopWithConfirmation(session)) toast(`Stopped ${session.name}.`, { kind: 'ok' });
+      } else {
+        const next = what === 'resume' ? await api.resume(id) : await api.restart(id);
+        toast(`${what === 'resume' ? 'Resumed' : exited ? 'Started' : 'Restarted'} ${next.name}.`, {
           kind: 'ok',
           actions: [{ label: 'Open', run: () => (location.hash = href({ name: 'session', id: next.id })) }],
         });
       }
       void store.refreshSessions();
     } catch (error) {
-      const label = what === 'stop' ? 'Stop' : restartLabel(session);
+      const label = what === 'stop' ? 'Stop' : what === 'resume' ? 'Resume' : restartLabel(session);
       toast(`${label} failed: ${errorText(error)}`, { kind: 'error' });
     } finally {
-      target.disabled = elsewhere;
+      target.disabled = false;
     }
   };
+  const where = [
+    session.agent,
+    baseName(session.cwd),
+    store.config && session.host !== store.config.host ? session.host : null,
+    session.runsIn === 'terminal' ? 'in a terminal (agent-bridge run)' : null,
+  ].filter(Boolean);
   const row = h('article', { class: 'card session-row', 'data-testid': `session-row-${id}` }, [
     h('div', { class: 'row-main' }, [
       h('div', { class: 'row-title' }, [
-        h('strong', {}, [session.agent]),
-        h('span', { class: 'label' }, [session.label || baseName(session.cwd)]),
-        stateBadge(session.state),
+        h('h3', { class: 'session-name', 'data-testid': `session-name-${id}` }, [session.name]),
+        stateBadge(session.state, `state-${id}`),
         session.pendingPrompts > 0
           ? h('a', { class: 'pill', href: href({ name: 'inbox' }), 'data-testid': `pending-${id}` }, [
-              `${session.pendingPrompts} waiting`,
+              session.pendingPrompts > 1 ? `Answer (${session.pendingPrompts})` : 'Answer',
             ])
           : null,
       ]),
       h('div', { class: 'row-sub' }, [
-        h('span', { class: 'mono' }, [session.cwd]),
+        where.join(' · '),
         ' · started ',
         h('span', { 'data-since': session.startedAt }, [ago(session.startedAt)]),
-        store.config && session.host !== store.config.host ? ` · ${session.host}` : '',
-        elsewhere ? ' · in another process' : '',
+        exited ? ` · ${endedText(session)}` : '',
       ]),
+      h('div', { class: 'row-sub mono' }, [session.cwd]),
     ]),
-    h('div', { class: 'row-actions' }, [
-      session.live
-        ? h(
-            'a',
-            { class: 'btn btn-primary', href: href({ name: 'session', id }), 'data-testid': `open-${id}` },
-            ['Open'],
-          )
-        : h('button', { class: 'btn', type: 'button', disabled: true, 'data-testid': `open-${id}` }, [
-            'Open',
-          ]),
-      exited
-        ? null
-        : button(
-            'Stop',
-            { class: 'btn btn-danger', 'data-testid': `stop-${id}`, disabled: elsewhere },
-            (event) => act('stop', event.currentTarget as HTMLButtonElement),
-          ),
-      button(
-        restartLabel(session),
-        { class: 'btn', 'data-testid': `restart-${id}`, disabled: elsewhere },
-        (event) => act('restart', event.currentTarget as HTMLButtonElement),
-      ),
-      session.recording
-        ? h(
-            'a',
-            { class: 'btn btn-quiet', href: href({ name: 'recording', id: recordingId(session.recording) }) },
-            ['Replay'],
-          )
-        : null,
-    ]),
+    rowActions(session, act),
   ]);
   row.dataset.key = id;
   row.dataset.sig = JSON.stringify(session);
   return row;
+}
+
+/** Open (or Watch), Stop, Restart or Start again, Resume, the recording: only what this session allows. */
+function rowActions(session: Session, act: Act): HTMLElement {
+  const { id } = session;
+  const exited = session.state === 'exited';
+  return h('div', { class: 'row-actions' }, [
+    session.live
+      ? h(
+          'a',
+          { class: 'btn btn-primary', href: href({ name: 'session', id }), 'data-testid': `open-${id}` },
+          [session.canType ? 'Open' : 'Watch'],
+        )
+      : null,
+    !exited && session.canStop
+      ? button('Stop', { class: 'btn btn-danger', 'data-testid': `stop-${id}` }, (event) =>
+          act('stop', event.currentTarget as HTMLButtonElement),
+        )
+      : null,
+    session.canRestart
+      ? button(restartLabel(session), { class: 'btn', 'data-testid': `restart-${id}` }, (event) =>
+          act('restart', event.currentTarget as HTMLButtonElement),
+        )
+      : null,
+    exited && session.canResume
+      ? button('Resume', { class: 'btn', 'data-testid': `resume-${id}` }, (event) =>
+          act('resume', event.currentTarget as HTMLButtonElement),
+        )
+      : null,
+    session.recording
+      ? h(
+          'a',
+          {
+            class: 'btn btn-quiet',
+            href: href({ name: 'recording', id: recordingId(session.recording) }),
+            'data-testid': `replay-${id}`,
+          },
+          ['Recording'],
+        )
+      : null,
+  ]);
 }

@@ -1,275 +1,409 @@
 import { api } from '../api.js';
+import { askText } from '../dialog.js';
 import { button, h, replace } from '../dom.js';
-import { LiveTerminal, type LinkStatus, type LiveTerminalHooks } from '../live-terminal.js';
+import { recordingId } from '../format.js';
 import { go, href } from '../router.js';
 import { store } from '../store.js';
+import { keyBar, type KeyBar } from '../terminal/key-bar.js';
+import { LiveTerminal, type LinkStatus, type SizeStatus } from '../terminal/live-terminal.js';
+import { searchBar, type SearchBar } from '../terminal/search-bar.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { recordingId } from '../format.js';
-import { errorText, restartLabel, restartSession, stateBadge } from './common.js';
+import { endedText, errorText, restartLabel, stateBadge, stopWithConfirmation } from './common.js';
 
-/** #/session/<id>: the live terminal, with copy/paste, a key bar for phones, stop and restart. */
+/**
+ * #/session/<id>: the live terminal, with search, font size, copy/paste, a key bar for phones, and one set of
+ * actions (Stop asks first; Restart, or Start again and Resume once it ended). Ctrl+] leaves the terminal
+ * (Tab and Esc belong to the program).
+ */
 
 /** The close code the server gives when the session has no live terminal to attach to. */
 const NO_SUCH_LIVE_SESSION = 4404;
-
-type KeyName = Parameters<LiveTerminal['key']>[0];
-
-const KEYS: Array<[KeyName, string, string]> = [
-  ['esc', 'Esc', 'Escape'],
-  ['tab', 'Tab', 'Tab'],
-  ['shift-tab', '⇧Tab', 'Shift+Tab'],
-  ['ctrl-c', '^C', 'Control+C'],
-  ['left', '←', 'Left'],
-  ['up', '↑', 'Up'],
-  ['down', '↓', 'Down'],
-  ['right', '→', 'Right'],
-  ['enter', '⏎', 'Enter'],
-];
+const HINT_ID = 'terminal-hint';
 
 interface Parts {
   title: HTMLElement;
+  state: HTMLElement;
   link: HTMLElement;
+  actions: HTMLElement;
+  sizeNote: HTMLElement;
+  fit: HTMLButtonElement;
   strip: HTMLElement;
   banner: HTMLElement;
   box: HTMLElement;
 }
 
 export function sessionView(root: HTMLElement, id: string): () => void {
-  const parts: Parts = {
-    title: h('div', { class: 'session-title' }),
-    link: h('span', { class: 'link-status', 'data-testid': 'link-status', role: 'status' }),
-    strip: h('div', { class: 'prompt-strip', hidden: true }),
-    banner: h('div', { class: 'exit-banner', 'data-testid': 'exit-banner', role: 'status', hidden: true }),
-    box: h('div', { class: 'terminal-box', 'data-testid': 'terminal' }),
-  };
-  // The terminal is created once the elements it draws into are in the page; handlers only run after that.
-  const ref: { live?: LiveTerminal } = {};
-  const actions = new SessionActions(id, () => ref.live);
-  replace(root, [layout(id, parts, actions, (name) => ref.live?.key(name))]);
-  root.classList.add('fill');
-  const live = new LiveTerminal(
-    parts.box,
-    id,
-    terminalHooks(id, parts, actions, () => ref.live),
-  );
-  ref.live = live;
-
-  const renderSession = (): void => {
-    actions.update();
-    renderTitle(parts.title, id, actions.known);
-  };
-  const renderPrompts = (): void => renderStrip(parts.strip, id);
-  renderSession();
-  renderPrompts();
-  const offs = [store.on('sessions', renderSession), store.on('prompts', renderPrompts)];
-  live.focus();
-
-  return () => {
-    offs.forEach((off) => off());
-    live.dispose();
-    root.classList.remove('fill');
-  };
+  const view = new SessionView(root, id);
+  return () => view.dispose();
 }
 
-function layout(
-  id: string,
-  parts: Parts,
-  actions: SessionActions,
-  key: (name: KeyName) => void,
-): HTMLElement {
-  return h('section', { class: 'view view-session', 'aria-label': 'Live terminal' }, [
-    h('div', { class: 'session-bar' }, [
-      h(
-        'a',
-        { class: 'btn btn-quiet', href: href({ name: 'dashboard' }), 'aria-label': 'Back to sessions' },
-        ['←'],
+class SessionView {
+  private live: LiveTerminal | null = null;
+  private readonly parts: Parts;
+  private readonly keys: KeyBar;
+  private search: SearchBar | null = null;
+  private readonly searchSlot = h('div', { class: 'search-slot' });
+  private readonly offs: Array<() => void>;
+  /** The session as last listed (kept when a refresh fails). */
+  private known: Session | undefined;
+  private ended = false;
+  private readOnly: boolean;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly id: string,
+  ) {
+    this.known = store.session(id);
+    this.readOnly = sessionStorage.getItem(watchKey(id)) === '1';
+    this.parts = {
+      title: h('h1', { class: 'session-title', 'data-testid': 'session-title' }),
+      state: h('span'),
+      link: h('span', { class: 'link-status', 'data-testid': 'link-status', role: 'status' }),
+      actions: h('div', { class: 'session-actions' }),
+      sizeNote: h('p', { class: 'size-note', role: 'status', 'data-testid': 'size-note', hidden: true }),
+      fit: button('Fit to this screen', { class: 'btn btn-small', 'data-testid': 'fit', hidden: true }, () =>
+        this.live?.drive(),
       ),
-      parts.title,
-      parts.link,
-      h('div', { class: 'session-actions' }, [
-        button('Copy', { class: 'btn btn-small', 'data-testid': 'copy' }, () => void actions.copy()),
-        button('Paste', { class: 'btn btn-small', 'data-testid': 'paste' }, () => void actions.paste()),
-        button(
-          'Stop',
-          { class: 'btn btn-small btn-danger', 'data-testid': `stop-${id}` },
-          () => void actions.stop(),
-        ),
-        button(
-          'Restart',
-          { class: 'btn btn-small', 'data-testid': `restart-${id}` },
-          () => void actions.restart(),
-        ),
-      ]),
-    ]),
-    parts.strip,
-    parts.banner,
-    parts.box,
-    keyBar(key),
-  ]);
-}
+      strip: h('div', { class: 'prompt-strip', hidden: true }),
+      banner: h('div', { class: 'exit-banner', 'data-testid': 'exit-banner', role: 'status', hidden: true }),
+      box: h('div', { class: 'terminal-box', 'data-testid': 'terminal' }),
+    };
+    this.keys = keyBar(
+      (name) => this.live?.key(name),
+      (on) => this.live?.setCtrl(on),
+    );
+    replace(root, [this.layout()]);
+    root.classList.add('fill');
+    this.connect();
+    this.render();
+    this.offs = [store.on('sessions', () => this.render()), store.on('prompts', () => this.renderStrip())];
+    this.renderStrip();
+  }
 
-function terminalHooks(
-  id: string,
-  { link, banner }: Parts,
-  actions: SessionActions,
-  live: () => LiveTerminal | undefined,
-): LiveTerminalHooks {
-  const showBanner = (text: string, canRetry: boolean): void => {
-    const session = actions.known;
-    const recording = session?.recording ? recordingId(session.recording) : null;
+  dispose(): void {
+    this.offs.forEach((off) => off());
+    this.live?.dispose();
+    this.root.classList.remove('fill');
+  }
+
+  private layout(): HTMLElement {
+    const { parts } = this;
+    const font = (delta: number) =>
+      button(
+        delta < 0 ? 'A−' : 'A+',
+        {
+          class: 'btn btn-small',
+          'aria-label': delta < 0 ? 'A− smaller text' : 'A+ larger text',
+          'data-testid': delta < 0 ? 'font-smaller' : 'font-larger',
+        },
+        () => {
+          if (this.live) this.live.setFont(this.live.font + delta);
+        },
+      );
+    return h('section', { class: 'view view-session', 'aria-labelledby': 'session-h1' }, [
+      h('div', { class: 'session-bar' }, [
+        h(
+          'a',
+          { class: 'btn btn-quiet', href: href({ name: 'dashboard' }), 'aria-label': 'Back to sessions' },
+          ['←'],
+        ),
+        parts.title,
+        parts.state,
+        parts.link,
+      ]),
+      h('div', { class: 'session-tools' }, [
+        button('Search', { class: 'btn btn-small', 'data-testid': 'search-toggle' }, () =>
+          this.search?.isOpen ? this.search.close() : this.search?.open(),
+        ),
+        font(-1),
+        font(+1),
+        parts.fit,
+        this.moreMenu(),
+        parts.actions,
+      ]),
+      parts.sizeNote,
+      this.searchSlot,
+      parts.strip,
+      parts.banner,
+      parts.box,
+      h('p', { id: HINT_ID, class: 'terminal-hint' }, [
+        h('kbd', {}, ['Ctrl']),
+        '+',
+        h('kbd', {}, [']']),
+        ' leaves the terminal; Tab and Esc go to the program.',
+      ]),
+      this.keys.element,
+    ]);
+  }
+
+  private readonly menu = h('details', { class: 'more-menu', 'data-testid': 'more' });
+
+  private moreMenu(): HTMLElement {
+    this.menu.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape' || !this.menu.open) return;
+      this.menu.open = false;
+      this.menu.querySelector('summary')?.focus();
+    });
+    return this.menu;
+  }
+
+  /** What is used less: watch only, files, copy, paste, rename, and Restart while it runs. */
+  private renderMenu(session: Session | undefined): void {
+    const open = this.menu.open;
+    const item = (label: string, testid: string, run: () => void, extra: Record<string, string> = {}) =>
+      button(label, { class: 'btn btn-small', 'data-testid': testid, ...extra }, () => {
+        this.menu.open = false;
+        run();
+      });
+    const running = session !== undefined && session.state !== 'exited';
+    replace(this.menu, [
+      h('summary', { class: 'btn btn-small' }, ['More']),
+      h('div', { class: 'more-items' }, [
+        running && session.canType
+          ? item('Watch only', 'watch-only', () => this.setReadOnly(!this.readOnly), {
+              'aria-pressed': String(this.readOnly),
+            })
+          : null,
+        h(
+          'a',
+          { class: 'btn btn-small', href: href({ name: 'files', id: this.id }), 'data-testid': 'files-link' },
+          ['Files'],
+        ),
+        item('Copy', 'copy', () => void this.copy()),
+        running && session.canType ? item('Paste', 'paste', () => void this.paste()) : null,
+        item('Rename', 'rename', () => void this.rename()),
+        running && session.canRestart
+          ? item('Restart', `restart-${this.id}`, () => void this.restart('restart'))
+          : null,
+      ]),
+    ]);
+    this.menu.open = open;
+  }
+
+  /** (Re)connects the terminal: watching only, or typing too. Not for a session known to have ended. */
+  private connect(): void {
+    this.live?.dispose();
+    this.live = null;
+    this.search = null;
+    replace(this.searchSlot, []);
+    replace(this.parts.box, []);
+    if (this.known?.state === 'exited') return this.showEnded(endedBannerText(this.known));
+    const live = new LiveTerminal(
+      this.parts.box,
+      this.id,
+      {
+        onStatus: (status) => this.onLink(status),
+        onExit: ({ exitCode, signal }) => {
+          const how = signal ? ` (signal ${signal})` : exitCode !== null ? ` (code ${exitCode})` : '';
+          this.showEnded(`Exited${how}.`);
+          void store.refreshSessions();
+        },
+        shouldReconnect: (code) => this.shouldReconnect(code),
+        onSize: (status) => this.onSize(status),
+        onLeave: () => this.leaveTerminal(),
+        onCtrlUsed: () => this.keys.ctrlUsed(),
+      },
+      this.readOnly,
+    );
+    this.live = live;
+    live.term.textarea?.setAttribute('aria-describedby', HINT_ID);
+    this.search = searchBar(live.search, () => live.focus());
+    replace(this.searchSlot, [this.search.element]);
+    if (!this.readOnly) live.focus();
+  }
+
+  private setReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
+    if (readOnly) sessionStorage.setItem(watchKey(this.id), '1');
+    else sessionStorage.removeItem(watchKey(this.id));
+    this.connect();
+    this.render();
+  }
+
+  /** Ctrl+]: out of the terminal, to the first key of the bar below it (Tab goes on from there). */
+  private leaveTerminal(): void {
+    const first = this.keys.element.querySelector<HTMLButtonElement>('button:not(:disabled)');
+    (first ?? this.parts.title).focus();
+  }
+
+  private onLink(status: LinkStatus): void {
+    const { link, banner } = this.parts;
+    if (this.ended) return;
+    link.dataset.state = status.state;
+    link.textContent =
+      status.state === 'reconnecting' ? `reconnecting in ${Math.ceil(status.inMs / 1000)} s…` : status.state;
+    if (status.state === 'live') banner.hidden = true;
+    if (status.state === 'ended') this.showEnded(endedBannerText(store.session(this.id) ?? this.known));
+  }
+
+  private onSize({ driving, canType, scaled }: SizeStatus): void {
+    const { sizeNote, fit } = this.parts;
+    fit.hidden = driving || !canType;
+    this.keys.setEnabled(canType);
+    const text = !canType
+      ? this.readOnly
+        ? 'Watching only: keys from this page do not reach the program.'
+        : 'Watching only: this session takes no keys from the web (start it with agent-bridge run --web-input).'
+      : driving
+        ? ''
+        : `Sized by another viewer${scaled ? ', shown smaller here' : ''}: type, or Fit to this screen, to size it to this one.`;
+    sizeNote.textContent = text;
+    sizeNote.hidden = text === '';
+  }
+
+  private async shouldReconnect(code: number): Promise<boolean> {
+    await store.refreshSessions();
+    if (code === NO_SUCH_LIVE_SESSION) return false;
+    if (store.status.error) return true; // the server is unreachable: keep trying
+    const session = store.session(this.id);
+    return !!session && session.live;
+  }
+
+  private showEnded(text: string): void {
+    this.ended = true;
+    const { banner, link } = this.parts;
+    link.dataset.state = 'ended';
+    link.textContent = 'ended';
+    const recording = this.known?.recording ? recordingId(this.known.recording) : null;
     replace(banner, [
       h('span', {}, [text]),
-      canRetry ? button('Try again', { class: 'btn btn-small' }, () => live()?.reconnectNow()) : null,
-      button(restartLabel(session), { class: 'btn btn-small' }, () => void actions.restart()),
       recording
-        ? h('a', { class: 'btn btn-small', href: href({ name: 'recording', id: recording }) }, ['Recording'])
+        ? h('a', { class: 'btn btn-small', href: href({ name: 'recording', id: recording }) }, [
+            'Play recording',
+          ])
         : null,
     ]);
     banner.hidden = false;
-  };
-  return {
-    onStatus(status: LinkStatus) {
-      link.dataset.state = status.state;
-      link.textContent =
-        status.state === 'reconnecting'
-          ? `reconnecting in ${Math.ceil(status.inMs / 1000)} s…`
-          : status.state;
-      if (banner.dataset.kind === 'exit') return;
-      if (status.state === 'live') banner.hidden = true;
-      if (status.state === 'ended') {
-        if (!store.session(id)) actions.update(true); // no longer listed: it ended
-        showBanner(endedText(actions.known), true);
-      }
-    },
-    onExit({ exitCode, signal }) {
-      banner.dataset.kind = 'exit';
-      actions.update(true);
-      const how = signal ? ` (signal ${signal})` : exitCode !== null ? ` (code ${exitCode})` : '';
-      showBanner(`Exited${how}.`, false);
-      void store.refreshSessions();
-    },
-    async shouldReconnect(code) {
-      if (code === NO_SUCH_LIVE_SESSION) {
-        await store.refreshSessions();
-        return false;
-      }
-      await store.refreshSessions();
-      if (store.status.error) return true; // the server is unreachable: keep trying
-      const session = store.session(id);
-      return !!session && session.state !== 'exited' && session.live;
-    },
-  };
-}
-
-class SessionActions {
-  /** The session as last listed: the server may drop it from the list once it ends. */
-  known: Session | undefined;
-
-  constructor(
-    private readonly id: string,
-    private readonly terminal: () => LiveTerminal | undefined,
-  ) {
-    this.known = store.session(id);
+    this.keys.setEnabled(false);
+    this.parts.fit.hidden = true;
+    this.parts.sizeNote.hidden = true;
+    if (this.known && this.known.state !== 'exited')
+      this.known = { ...this.known, state: 'exited', live: false };
+    this.render();
   }
 
-  /** Keeps the last listing, and notes an exit the list may not show yet. */
-  update(exited = false): void {
+  private render(): void {
     const listed = store.session(this.id);
-    if (listed) this.known = listed;
-    if (this.known && exited) this.known = { ...this.known, state: 'exited', live: false };
+    if (listed)
+      this.known = this.ended && listed.state !== 'exited' ? { ...listed, state: 'exited' } : listed;
+    const session = this.known;
+    const { title, state } = this.parts;
+    title.id = 'session-h1';
+    title.textContent = session?.name ?? 'Session';
+    title.title = session ? `${session.agent} in ${session.cwd}` : this.id;
+    replace(state, [session ? stateBadge(session.state, 'session-state') : null]);
+    this.renderActions(session);
+    this.renderMenu(session);
+    const count = store.prompts.length;
+    const base = `${session?.name ?? 'session'} — agent-bridge`;
+    document.title = count > 0 ? `(${count}) ${base}` : base;
   }
 
-  private live(): LiveTerminal {
-    const live = this.terminal();
-    if (!live) throw new Error('the terminal is not ready');
-    return live;
+  private renderActions(session: Session | undefined): void {
+    if (!session) return replace(this.parts.actions, []);
+    const exited = session.state === 'exited';
+    replace(this.parts.actions, [
+      !exited && session.canStop
+        ? button(
+            'Stop',
+            { class: 'btn btn-small btn-danger', 'data-testid': `stop-${this.id}` },
+            () => void this.stop(session),
+          )
+        : null,
+      exited && session.canRestart
+        ? button(
+            restartLabel(session),
+            { class: 'btn btn-small', 'data-testid': `restart-${this.id}` },
+            () => void this.restart('restart'),
+          )
+        : null,
+      exited && session.canResume
+        ? button(
+            'Resume',
+            { class: 'btn btn-small', 'data-testid': `resume-${this.id}` },
+            () => void this.restart('resume'),
+          )
+        : null,
+      exited ? h('span', { class: 'muted small' }, [endedText(session)]) : null,
+    ]);
   }
 
-  async copy(): Promise<void> {
+  private renderStrip(): void {
+    const strip = this.parts.strip;
+    const prompts = store.prompts.filter((p) => p.sessionId === this.id);
+    strip.hidden = prompts.length === 0;
+    const first = prompts[0];
+    replace(strip, [
+      first ? h('span', { class: 'prompt-strip-text' }, [`Waiting for you: ${first.excerpt}`]) : null,
+      h('a', { class: 'btn btn-small btn-primary', href: href({ name: 'inbox' }) }, [
+        prompts.length > 1 ? `Answer (${prompts.length})` : 'Answer',
+      ]),
+    ]);
+  }
+
+  private async stop(session: Session): Promise<void> {
     try {
-      if (!(await this.live().copySelection())) toast('Select some text in the terminal first.');
+      if (await stopWithConfirmation(session)) toast('Stopped.', { kind: 'ok' });
+    } catch (error) {
+      toast(`Stop failed: ${errorText(error)}`, { kind: 'error' });
+    }
+  }
+
+  private async restart(how: 'restart' | 'resume'): Promise<void> {
+    try {
+      const next = how === 'resume' ? await api.resume(this.id) : await api.restart(this.id);
+      void store.refreshSessions();
+      go({ name: 'session', id: next.id });
+    } catch (error) {
+      const label = how === 'resume' ? 'Resume' : restartLabel(this.known);
+      toast(`${label} failed: ${errorText(error)}`, { kind: 'error' });
+    }
+  }
+
+  private async copy(): Promise<void> {
+    try {
+      if (!(await this.live?.copySelection())) toast('Select some text in the terminal first.');
       else toast('Copied.', { kind: 'ok', timeoutMs: 2000 });
     } catch (error) {
       toast(`Copy failed: ${errorText(error)}`, { kind: 'error' });
     }
   }
 
-  async paste(): Promise<void> {
+  private async paste(): Promise<void> {
     try {
-      await this.live().pasteFromClipboard();
+      await this.live?.pasteFromClipboard();
     } catch (error) {
       toast(`Paste with Ctrl+Shift+V (or the browser's Paste) instead: ${errorText(error)}`, {
         kind: 'error',
       });
     }
-    this.live().focus();
+    this.live?.focus();
   }
 
-  async stop(): Promise<void> {
+  private async rename(): Promise<void> {
+    const name = await askText(
+      'Rename this session',
+      'Name',
+      this.known?.customName ?? this.known?.name ?? '',
+    );
+    if (name === null) return;
     try {
-      await api.stop(this.id);
-      toast('Stopped.', { kind: 'ok' });
+      await api.rename(this.id, name || null);
       void store.refreshSessions();
     } catch (error) {
-      toast(`Stop failed: ${errorText(error)}`, { kind: 'error' });
-    }
-  }
-
-  async restart(): Promise<void> {
-    try {
-      const session = await restartSession(this.id, this.known);
-      void store.refreshSessions();
-      go({ name: 'session', id: session.id });
-    } catch (error) {
-      toast(`${restartLabel(this.known)} failed: ${errorText(error)}`, { kind: 'error' });
+      toast(`Rename failed: ${errorText(error)}`, { kind: 'error' });
     }
   }
 }
 
-function keyBar(send: (name: KeyName) => void): HTMLElement {
-  return h(
-    'div',
-    { class: 'keybar', role: 'toolbar', 'aria-label': 'Special keys' },
-    KEYS.map(([name, label, aria]) => {
-      const key = button(label, { class: 'key', 'aria-label': aria, 'data-testid': `key-${name}` }, () =>
-        send(name),
-      );
-      // Keep the focus (and a phone's keyboard) where it is.
-      key.addEventListener('mousedown', (event) => event.preventDefault());
-      return key;
-    }),
-  );
+function watchKey(id: string): string {
+  return `agent-bridge.watch.${id}`;
 }
 
-function endedText(known: Session | undefined): string {
-  if (!known) return 'No such session.';
-  if (known.state === 'exited') return 'The session has ended.';
-  return 'This session runs in another process: no live terminal here.';
-}
-
-function renderTitle(title: HTMLElement, id: string, known: Session | undefined): void {
-  const session = store.session(id) ?? known;
-  replace(title, [
-    h('strong', {}, [session?.agent ?? 'session']),
-    ' ',
-    h('span', { class: 'muted' }, [session?.label || session?.cwd || id]),
-    ' ',
-    session ? stateBadge(session.state) : null,
-  ]);
-  const base = `${session?.agent ?? 'session'} — agent-bridge`;
-  const count = store.prompts.length;
-  document.title = count > 0 ? `(${count}) ${base}` : base;
-}
-
-function renderStrip(strip: HTMLElement, id: string): void {
-  const prompts = store.prompts.filter((p) => p.sessionId === id);
-  strip.hidden = prompts.length === 0;
-  const first = prompts[0];
-  replace(strip, [
-    first ? h('span', { class: 'prompt-strip-text' }, [`Waiting for you: ${first.excerpt}`]) : null,
-    h('a', { class: 'btn btn-small btn-primary', href: href({ name: 'inbox' }) }, [
-      prompts.length > 1 ? `Answer (${prompts.length})` : 'Answer',
-    ]),
-  ]);
+function endedBannerText(session: Session | undefined): string {
+  if (!session) return 'No such session.';
+  if (session.state === 'exited') return `This session ${endedText(session)}.`;
+  if (session.runsIn === 'elsewhere') return 'This session runs where this page cannot show it.';
+  return 'The terminal is not reachable right now.';
 }

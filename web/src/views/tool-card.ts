@@ -1,51 +1,51 @@
 import { api } from '../api.js';
-import { h } from '../dom.js';
-import { baseName, splitArgs } from '../format.js';
+import { button, h } from '../dom.js';
+import { splitArgs } from '../format.js';
 import { href } from '../router.js';
 import { store } from '../store.js';
-import { toast } from '../toast.js';
 import type { ToolCard } from '../types.js';
 import { errorText } from './common.js';
+import { pickFolder } from './folder-picker.js';
 import { rememberFolder } from './folders.js';
 
-/** An agent found (or not) on this machine, with a form to start it in a folder. */
+/** An agent found (or not) on this machine, with a form to start it in a folder (a custom card: any command). */
 const ARG_HINTS: Record<string, string> = {
   claude: 'e.g. --model sonnet',
-  custom: 'the command and its arguments',
+  custom: 'e.g. python3 -i',
 };
 
 export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLElement {
   const folderId = `folder-input-${tool.id}`;
   const argsId = `args-input-${tool.id}`;
+  const plain = { autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false' };
   const folder = h('input', {
     id: folderId,
     name: 'cwd',
     value: cwd,
     list: 'recent-folders',
-    autocomplete: 'off',
-    autocapitalize: 'off',
-    spellcheck: 'false',
     required: true,
     'data-testid': `folder-${tool.id}`,
+    ...plain,
   });
+  const custom = tool.id === 'custom';
   const args = h('input', {
     id: argsId,
     name: 'args',
-    autocomplete: 'off',
-    autocapitalize: 'off',
-    spellcheck: 'false',
+    required: custom,
     placeholder: ARG_HINTS[tool.id] ?? '',
     'data-testid': `args-${tool.id}`,
+    ...plain,
   });
   const error = h('p', { class: 'form-error', role: 'alert' });
   const start = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': `start-${tool.id}` }, [
     'Start',
   ]);
   start.disabled = !tool.found;
+  const choose = folderButton(tool.id, folder, cwd);
   const form = h('form', { class: 'start-form' }, [
     h('label', { for: folderId }, ['Folder']),
-    folder,
-    h('label', { for: argsId }, ['Arguments (optional)']),
+    h('div', { class: 'folder-row' }, [folder, choose]),
+    h('label', { for: argsId }, [custom ? 'Command' : 'Arguments (optional)']),
     args,
     start,
     error,
@@ -67,7 +67,6 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
     try {
       const session = await api.start(tool.id, folder.value.trim(), argv);
       rememberFolder(folder.value.trim());
-      toast(`Started ${tool.name} in ${baseName(session.cwd)}.`, { kind: 'ok' });
       void store.refreshSessions();
       // Starting an agent means wanting to see it: go straight to its terminal.
       location.hash = href({ name: 'session', id: session.id });
@@ -80,15 +79,27 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
   const card = h('article', { class: 'card tool-card', 'data-testid': `tool-card-${tool.id}` }, [
     h('div', { class: 'card-head' }, [
       h('h3', {}, [tool.name]),
-      h('span', { class: tool.found ? 'tag tag-ok' : 'tag' }, [tool.found ? 'installed' : 'not found']),
+      h('span', { class: tool.found ? 'tag tag-ok' : 'tag' }, [
+        custom ? 'any command' : tool.found ? 'installed' : 'not found',
+      ]),
     ]),
     tool.description ? h('p', { class: 'muted' }, [tool.description]) : null,
     tool.found && tool.path
       ? h('p', { class: 'mono small muted path' }, [tool.path])
-      : h('p', { class: 'mono small hint' }, [tool.installHint]),
+      : h('p', { class: custom ? 'small muted' : 'mono small hint' }, [tool.installHint]),
     form,
   ]);
   card.dataset.key = tool.id;
   card.dataset.sig = signature;
   return card;
+}
+
+/** "Choose…": the folder picker, whose choice fills the folder field. */
+function folderButton(id: string, folder: HTMLInputElement, cwd: string): HTMLButtonElement {
+  return button('Choose…', { class: 'btn btn-small', 'data-testid': `choose-folder-${id}` }, () => {
+    void pickFolder(folder.value.trim() || cwd).then((picked) => {
+      if (picked) folder.value = picked;
+      folder.focus();
+    });
+  });
 }
