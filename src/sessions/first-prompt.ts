@@ -109,5 +109,6 @@ async function echoed(session: AgentSession, line: string): Promise<boolean> {
   await terminal.screen.nextSettle(ECHO_WAIT_MS);
   const screen = await terminal.snapshot();
   const squeeze = (text: string) => text.replace(/\s+/g, '');
-  return squeeze(screen.text).includes(squeeze(line));
+  // The screen is read redacted: compare the line as it would show there.
+  return squeeze(screen.text).includes(squeeze(redactSecrets(line)));
 }
