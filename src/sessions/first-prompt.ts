@@ -100,7 +100,7 @@ export function firstPromptOf(session: AgentSession, store: Pick<Store, 'session
 }
 
 /** Keys typed at once (a paste, a line sent whole) are echoed after their Enter: wait for the screen that far. */
-const ECHO_WAIT_MS = 1_000;
+const ECHO_WAIT_MS = 3_000;
 
 /** The line shows on the agent's screen once it settled after the Enter (wrapped lines included). */
 async function echoed(session: AgentSession, line: string): Promise<boolean> {
