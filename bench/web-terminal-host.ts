@@ -126,10 +126,9 @@ export interface WebHost {
   close(): Promise<void>;
 }
 
-/** Starts the web server (dist/) on 127.0.0.1, port 0, with a token; its data folder is `dir`. */
-export async function startHost(root: string, dir: string): Promise<WebHost> {
+/** Starts the web server (dist/) on 127.0.0.1, port 0, with a token; sessions run in `dir`, data in `home`. */
+export async function startHost(root: string, dir: string, home: string): Promise<WebHost> {
   const previousHome = process.env.AGENT_BRIDGE_HOME;
-  const home = path.join(dir, 'data');
   process.env.AGENT_BRIDGE_HOME = home;
   mkdirSync(home, { recursive: true });
   const { startWebServer } = await importDist<typeof WebServerModule>(root, 'channels/web/web-server.js');

@@ -248,7 +248,7 @@ async function run(ctx: BenchContext): Promise<Result> {
     problems: [],
   };
   const tmp = await mkdtemp(path.join(tmpdir(), 'agent-bridge-bench-web-'));
-  const host = await startHost(ctx.root, tmp);
+  const host = await startHost(ctx.root, tmp, await ctx.home());
   const viewers = new ViewerProcess(ctx.root);
   try {
     await throughput(ctx, variants(host, viewers, tmp, result), size, result);
