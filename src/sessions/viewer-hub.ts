@@ -51,7 +51,8 @@ export class ViewerHub {
     else this.timer ??= setTimeout(() => this.flush(), VIEWER_BATCH_MS);
   }
 
-  private flush(): void {
+  /** Sends what is gathered now. */
+  flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pendingBytes === 0) return;

@@ -191,6 +191,9 @@ export class SessionsWebBackend implements WebBackend {
     const terminal = session.terminal;
     const redraw = async () => {
       await terminal.screen.catchUp();
+      // Output still gathered for the viewers is in this screen already: it goes out first (and is skipped by
+      // the viewer being redrawn), never again after the screen.
+      this.hubs.get(sessionId)?.flush();
       return terminal.screen.serialize();
     };
     const screen = await redraw();

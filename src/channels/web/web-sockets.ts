@@ -20,30 +20,34 @@ export async function registerSockets(server: FastifyInstance, backend: WebBacke
   });
 }
 
-/** A viewer this far behind (a background tab, a slow link) is skipped, then redrawn once it caught up. */
+/**
+ * Backpressure per viewer: one this far behind (a background tab, a slow phone) is sent nothing more; once what
+ * it was sent has gone out, it gets the screen as it is then and goes on from there. The others, and the
+ * agent, never wait for it.
+ */
 export const LAG_LIMIT_BYTES = 4 * 1024 * 1024;
-const CAUGHT_UP_BYTES = 256 * 1024;
 
 async function attachTerminal(socket: WebSocket, sessionId: string, backend: WebBackend): Promise<void> {
   let lagging = false;
-  let redrawing = false;
+  // Output is framed as it comes (binary, the same buffer for every viewer: nothing re-encoded per viewer).
   const attachment = await backend.attach(sessionId, {
     output: (data) => {
-      if (socket.readyState !== socket.OPEN) return;
-      if (!lagging && socket.bufferedAmount > LAG_LIMIT_BYTES) lagging = true;
-      if (!lagging) return void socket.send(data, { binary: true });
-      if (redrawing || socket.bufferedAmount > CAUGHT_UP_BYTES) return;
-      // Caught up: the screen now is what it would have seen; skip the backlog.
-      redrawing = true;
-      void attachment?.redraw().then((screen) => {
-        socket.send(JSON.stringify({ type: 'screen', data: screen }));
-        lagging = false;
-        redrawing = false;
-      });
+      if (socket.readyState !== socket.OPEN || lagging) return;
+      if (socket.bufferedAmount <= LAG_LIMIT_BYTES) return void socket.send(data, { binary: true });
+      lagging = true;
+      // A ping goes out after everything queued: its callback says the backlog has left, even if the agent
+      // printed nothing since.
+      socket.ping(undefined, false, (error) => void (error ? undefined : skipAhead()));
     },
     exit: (info) =>
       socket.readyState === socket.OPEN && socket.send(JSON.stringify({ type: 'exit', ...info })),
   });
+  const skipAhead = async () => {
+    const screen = await attachment!.redraw();
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify({ type: 'screen', data: screen }));
+    lagging = false;
+  };
   if (!attachment) {
     socket.close(4404, 'no such live session');
     return;
