@@ -11,6 +11,8 @@ import { parseArgs } from 'node:util';
 import { daemonSessions } from './daemon-sessions.js';
 import { detectorThroughput } from './detector-throughput.js';
 import { discordLatency } from './discord-latency.js';
+import { historyCommands } from './history-commands.js';
+import { idleCpu } from './idle-cpu.js';
 import { relayThroughput } from './relay-throughput.js';
 import { promptLatency } from './prompt-latency.js';
 import { copyFolder, historyFolder } from './history.js';
@@ -32,6 +34,8 @@ const registry: Benchmark[] = [
   discordLatency,
   daemonSessions,
   webTerminal,
+  idleCpu,
+  historyCommands,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
