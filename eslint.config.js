@@ -42,7 +42,7 @@ function layerConfig(layer, forbidden) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', '.bench-out/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
