@@ -15,8 +15,12 @@ export const SCREEN_SETTLE_MS = 8;
  * so the settle finds little left to parse (a prompt after a burst is not held up by the burst's backlog).
  */
 export const QUIET_PARSE_MS = 1;
-/** Parsed per slice (~1 ms of xterm's time): output that resumes waits at most one slice to be read. */
-export const PARSE_SLICE_BYTES = 32 * 1024;
+/**
+ * The first slice of a quiet moment is small, and each next one of the same moment four times larger, up to
+ * the last size: a hiccup in a stream (the writer descheduled for a millisecond) costs a 4 KiB parse, a real
+ * pause gets through the backlog in a few slices; output that resumes waits at most one slice (~1 ms).
+ */
+export const PARSE_SLICE_BYTES = [4 * 1024, 16 * 1024, 64 * 1024] as const;
 /** Bytes kept unparsed during a burst; older ones are skipped (full-screen apps redraw, so the model heals). */
 export const MAX_PENDING_BYTES = 256 * 1024;
 /**
@@ -71,6 +75,8 @@ export class ScreenModel {
   private version = 0;
   /** A slice of the backlog is being parsed in a quiet moment. */
   private slicing = false;
+  /** Slices parsed in this quiet moment (new output starts a new one). */
+  private slicesThisQuiet = 0;
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
     this.clock = options.clock ?? systemClock;
@@ -91,6 +97,7 @@ export class ScreenModel {
     this.pendingBytes += chunk.length;
     if (this.pendingBytes > MAX_PENDING_BYTES) this.skipOldest();
     this.lastFeedAt = this.clock.now();
+    this.slicesThisQuiet = 0;
     // A settle check due later would leave this output unparsed through the quiet moment after it.
     if (this.timer && this.timerAt > this.lastFeedAt + QUIET_PARSE_MS) {
       this.timer.cancel();
@@ -314,7 +321,8 @@ export class ScreenModel {
     this.slicing = true;
     try {
       if (this.parsing) await this.parsing;
-      if (this.pendingBytes > 0) await this.parse(PARSE_SLICE_BYTES);
+      const size = PARSE_SLICE_BYTES[Math.min(this.slicesThisQuiet++, PARSE_SLICE_BYTES.length - 1)]!;
+      if (this.pendingBytes > 0) await this.parse(size);
     } finally {
       this.slicing = false;
     }
