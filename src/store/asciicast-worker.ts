@@ -1,17 +1,19 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { JsonOutputEncoder } from './asciicast-encoding.js';
 import type { RecorderReply, RecorderRequest } from './asciicast-writer.js';
 
 /**
- * The recordings' thread: decodes output bytes as UTF-8 (as a stream, so a character split across batches is
- * kept), JSON-escapes them and writes asciicast lines, off the thread that relays the terminal. One thread
+ * The recordings' thread: turns output bytes into asciicast lines (UTF-8 as a stream, so a character split
+ * across batches is kept; JSON-escaped) and writes them, off the thread that relays the terminal. One thread
  * serves every recording of the process; each request names its recording.
  */
 interface Recording {
   fd: number;
-  decoder: StringDecoder;
+  encoder: JsonOutputEncoder;
 }
+
+const QUOTE_END = Buffer.from('"]\n');
 
 const recordings = new Map<number, Recording>();
 const port = parentPort!;
@@ -22,6 +24,11 @@ function reply(message: RecorderReply): void {
 
 function line(seconds: number, code: 'o' | 'r', data: string): string {
   return `[${seconds.toFixed(6)}, "${code}", ${JSON.stringify(data)}]\n`;
+}
+
+/** An output event's line as buffers: its JSON string body is already escaped bytes. */
+function outputLine(seconds: number, body: Buffer): Buffer[] {
+  return [Buffer.from(`[${seconds.toFixed(6)}, "o", "`), body, QUOTE_END];
 }
 
 function fail(id: number, error: unknown): void {
@@ -43,7 +50,7 @@ function closeQuietly(fd: number): void {
 function handle(request: RecorderRequest): void {
   if (request.op === 'open') {
     const fd = openSync(request.file, 'wx', 0o600);
-    recordings.set(request.id, { fd, decoder: new StringDecoder('utf8') });
+    recordings.set(request.id, { fd, encoder: new JsonOutputEncoder() });
     writeSync(fd, request.header);
     return;
   }
@@ -51,9 +58,9 @@ function handle(request: RecorderRequest): void {
   if (request.op === 'close') {
     if (recording) {
       recordings.delete(request.id);
-      const rest = recording.decoder.end();
+      const rest = recording.encoder.end();
       try {
-        if (rest) writeSync(recording.fd, line(request.seconds, 'o', rest));
+        if (rest.length) writevSync(recording.fd, outputLine(request.seconds, rest));
       } finally {
         closeSync(recording.fd);
       }
@@ -62,12 +69,15 @@ function handle(request: RecorderRequest): void {
     return;
   }
   if (!recording) return; // it failed before: said once already
-  let text = '';
+  const lines: Buffer[] = [];
   for (const event of request.events) {
-    const data = typeof event.data === 'string' ? event.data : recording.decoder.write(event.data);
-    if (data) text += line(event.seconds, event.code, data);
+    if (typeof event.data === 'string') lines.push(Buffer.from(line(event.seconds, event.code, event.data)));
+    else {
+      const body = recording.encoder.write(event.data);
+      if (body.length) lines.push(...outputLine(event.seconds, body));
+    }
   }
-  if (text) writeSync(recording.fd, text);
+  if (lines.length) writevSync(recording.fd, lines);
 }
 
 port.on('message', (request: RecorderRequest) => {
