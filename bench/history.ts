@@ -15,7 +15,7 @@ import { importDist } from './support.js';
 
 export const HISTORY = { sessions: 1_000, prompts: 100_000, inputs: 100_000, auditLines: 100_000 };
 /** Bump when what is built changes. */
-const BUILD_VERSION = 1;
+const BUILD_VERSION = 2;
 const DAY_MS = 86_400_000;
 
 /** The cached folder for this checkout's schema, built when missing; returns its path. */
@@ -75,7 +75,8 @@ async function build(root: string, dir: string): Promise<void> {
     const prompt = db.prepare(
       `INSERT INTO prompts (id, session_id, kind, confidence, source, excerpt, detail, choices, safe_default,
          status, nonce, nonce_used, created_at, expires_at, updated_at, decided_at, decided_by, reply)
-       VALUES (?, ?, 'yes_no', 'high', 'screen', ?, ?, '[]', 'n', 'resolved', ?, 1, ?, ?, ?, ?, 'telegram:42', 'y')`,
+       VALUES (?, ?, 'yes_no', 'high', 'screen', ?, ?, '[]', '{"type":"no"}', 'resolved', ?, 1, ?, ?, ?, ?, 'telegram:42',
+         '{"type":"yes"}')`,
     );
     const input = db.prepare(
       `INSERT INTO session_inputs (session_id, text, sent_by, created_at, delivered_at) VALUES (?, ?, 'telegram:42', ?, ?)`,
