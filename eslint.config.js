@@ -48,6 +48,7 @@ export default tseslint.config(
       'node_modules/**',
       'coverage/**',
       'web/dist/**',
+      '.bench-out/**',
       // Generated from the installed Codex by scripts/codex-protocol.mjs.
       'src/drivers/structured/codex/protocol/**',
     ],

@@ -5,7 +5,7 @@
  * <chatMs>`: node-pty reading one chatty agent, nothing else. Sends a ChildReport over IPC.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,8 +118,8 @@ async function daemonMode(
   chatMs: number,
   burst: boolean,
 ): Promise<ChildReport> {
-  const home = await mkdtemp(path.join(tmpdir(), 'agent-bridge-bench-daemon-'));
-  process.env.AGENT_BRIDGE_HOME = home;
+  // The data folder the parent chose (empty, or a copy with history).
+  const home = process.env.AGENT_BRIDGE_HOME!;
   const [{ Daemon }, { openStore }, registry, discovery, { systemClock }, { isProcessAlive }] =
     await Promise.all([
       importDist<typeof DaemonModule>(root, 'sessions/daemon/daemon.js'),
@@ -207,7 +207,6 @@ async function daemonMode(
   } finally {
     await daemon.stop();
     store.close();
-    await rm(home, { recursive: true, force: true });
   }
 }
 

@@ -19,10 +19,11 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const MB = 1024 * 1024;
 
 /** Forks one configuration (bench/daemon-sessions-child.ts) under tsx, with gc exposed. */
-function runChild(args: string[]): Promise<ChildReport> {
+function runChild(args: string[], home: string): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(HERE, 'daemon-sessions-child.ts'), args, {
       cwd: path.dirname(HERE),
+      env: { ...process.env, AGENT_BRIDGE_HOME: home },
       execArgv: [...process.execArgv, '--expose-gc'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
@@ -75,7 +76,7 @@ async function run(ctx: BenchContext): Promise<Result> {
       ctx.log(`  rep ${rep + 1}/${reps}: ${config.args[0]} with ${config.args[2]} session(s)`);
       try {
         const timing = [String(idleMs), String(chatMs), config.burst ? 'burst' : 'no-burst'];
-        const report = await runChild([...config.args, ...timing]);
+        const report = await runChild([...config.args, ...timing], await ctx.home());
         reports[config.key].push(report);
         for (const problem of report.problems.map((p) => `${config.key} (${report.sessions}): ${p}`))
           if (!result.problems.includes(problem)) result.problems.push(problem);

@@ -13,6 +13,8 @@ export interface Workload {
   expected: number;
   /** The stream ends with a y/n prompt the detector must raise once. */
   endsWithPrompt: boolean;
+  /** Every byte must be parsed: the ratio does not count if the screen model skipped any. */
+  everyByte?: boolean;
 }
 
 export interface DetectorSample {
@@ -75,7 +77,7 @@ export function plainWorkload(size: number): Workload {
 export function burstyWorkload(size: number, pauseMs: number, everyBytes: number): Workload {
   const args = ['-e', TUI_WRITER, String(size), String(pauseMs), String(everyBytes)];
   return {
-    name: `TUI, ${pauseMs} ms pauses`,
+    name: `TUI, ${pauseMs} ms pauses every ${everyBytes >= 1024 * 1024 ? `${everyBytes / 1024 / 1024} MiB` : `${everyBytes / 1024} KiB`}`,
     command: process.execPath,
     args,
     expected: size,

@@ -7,7 +7,7 @@ import {
   type Workload,
 } from './detector-runners.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
-import { atLeast, formatBytes, formatMs, info, measurement, median, MiB } from './util.js';
+import { atLeast, formatBytes, formatMs, info, measurement, median, MiB, moreReps } from './util.js';
 
 const FULL_BYTES = 200 * MiB;
 const QUICK_BYTES = 20 * MiB;
@@ -21,6 +21,16 @@ const TARGET = 0.9;
  */
 const PAUSES_MS = [10, 20];
 const PAUSE_EVERY = 2 * MiB;
+/**
+ * TUIs that never pause long: 4 ms after every 64 KiB frame (250 frames a second, far beyond a real TUI's 60),
+ * never the 8 ms a settle needs; and 2 ms, to show where the quiet moments stop being enough. Every byte must
+ * be parsed here (in the quiet moments): their ratio counts only when the screen model skipped nothing.
+ * A quarter of the size (the pauses alone take 3 s per 50 MiB).
+ */
+const NEVER_LONG = [
+  { pauseMs: 4, every: 64 * 1024 },
+  { pauseMs: 2, every: 64 * 1024 },
+];
 
 interface Reader {
   name: string;
@@ -61,7 +71,14 @@ async function run(ctx: BenchContext): Promise<Result> {
     { name: 'bare PtyProcess', run: (w) => bareDriver(ctx.root, w) },
     { name: 'TerminalSession + detector', run: (w) => fullSession(ctx.root, w) },
   ];
-  const workloads = [plainWorkload(size), ...PAUSES_MS.map((ms) => burstyWorkload(size, ms, PAUSE_EVERY))];
+  const workloads = [
+    plainWorkload(size),
+    ...PAUSES_MS.map((ms) => burstyWorkload(size, ms, PAUSE_EVERY)),
+    ...NEVER_LONG.map(({ pauseMs, every }) => ({
+      ...burstyWorkload(size / 4, pauseMs, every),
+      everyByte: true,
+    })),
+  ];
   for (const reader of readers) {
     for (const w of [plainWorkload(WARMUP_BYTES), burstyWorkload(WARMUP_BYTES, 10, PAUSE_EVERY)])
       await reader.run(w);
@@ -69,7 +86,11 @@ async function run(ctx: BenchContext): Promise<Result> {
   for (const workload of workloads) {
     const samples = new Map<string, DetectorSample[]>(readers.map((r) => [r.name, []]));
     ctx.log(`  ${workload.name}: ${formatBytes(size)} x ${reps}`);
-    for (let rep = 0; rep < reps; rep++) {
+    const current = (): Array<[number, number]> => {
+      const [bare, full] = readers.map((r) => median(samples.get(r.name)!.map((x) => x.ms)));
+      return [[bare! / full!, TARGET]];
+    };
+    for (let rep = 0; moreReps(rep, reps, rep === 0 ? [] : current()); rep++) {
       // Interleaved, and rotated so no reader always runs first.
       const order = readers.map((_, i) => readers[(i + rep) % readers.length]!);
       for (const reader of order) {
@@ -104,8 +125,16 @@ function report(
     result.measurements.push(measurement(`${reader.name}, ${workload.name}`, times, workload.expected));
   }
   const ratio = median(bare!.map((s) => s.ms)) / median(full!.map((s) => s.ms));
-  result.ratios.push(atLeast(`full / bare throughput, ${workload.name}`, ratio, TARGET));
   const med = (pick: (s: DetectorSample) => number) => median(full!.map(pick));
+  const skipped = Math.max(...full!.map((s) => s.skippedBytes ?? 0));
+  if (workload.everyByte && skipped > 0) {
+    // Met by skipping does not count.
+    const label = `full / bare throughput, ${workload.name} (${formatBytes(skipped)} SKIPPED: does not count)`;
+    result.ratios.push({ ...atLeast(label, ratio, TARGET), meetsTarget: false });
+  } else result.ratios.push(atLeast(`full / bare throughput, ${workload.name}`, ratio, TARGET));
+  result.ratios.push(
+    info(`MiB skipped by the screen model per run, ${workload.name}`, med((s) => s.skippedBytes ?? 0) / MiB),
+  );
   result.ratios.push(
     info(
       `screen settles (= detector runs) per run, ${workload.name}`,
@@ -127,6 +156,7 @@ function report(
 
 export const detectorThroughput: Benchmark = {
   name: 'detector-throughput',
+  noDataFolder: 'the terminal driver, screen model and detector alone: no store',
   description: 'the screen model and prompt detector on a large stream vs the bare PTY driver',
   run,
 };

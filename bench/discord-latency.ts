@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type * as StoreModule from '../src/store/store.js';
@@ -238,13 +238,12 @@ async function run(ctx: BenchContext): Promise<Result> {
       ['in-process', inFake, true],
       ['store bus', busFake, false],
     ] as const) {
-      const folder = path.join(dir, name.replace(' ', '-'));
-      await mkdir(folder);
+      const folder = await ctx.home();
       const probes = new Probes();
       const host = await inProcessHost(ctx.root, fake, folder, probes, linked);
       modes.push({ ...blank(name, fake, host, folder), probes });
     }
-    const home = path.join(dir, 'home');
+    const home = await ctx.home();
     writeRunConfig(home, crossFake);
     const crossHost = await crossProcessHost(ctx.root, crossFake, home);
     modes.push(blank('serve + run', crossFake, crossHost, home));

@@ -149,8 +149,10 @@ export async function agentBridgeRelay(script: string, options: AgentBridgeRun):
   if (!options.record) argv.push('--no-record');
   argv.push('--', 'sh', '-c', script);
   const env = { ...process.env, AGENT_BRIDGE_HOME: options.home };
+  const before = new Set(await takeRecordings(options.home));
   const sample = await timedRelay('agent-bridge run', argv, { cwd: options.root, env, slow: options.slow });
-  const recordings = await takeRecordings(options.home);
+  // Only this run's recording: a data folder with history holds a thousand others.
+  const recordings = (await takeRecordings(options.home)).filter((file) => !before.has(file));
   if (options.record) {
     if (recordings.length !== 1) {
       sample.problem = `expected 1 recording, found ${recordings.length}`;

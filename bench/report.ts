@@ -1,4 +1,4 @@
-import type { Result } from './types.js';
+import type { Ratio, Result } from './types.js';
 import { formatBytes, formatMs } from './util.js';
 
 /** A plain text table: the first column left-aligned, the others right-aligned. */
@@ -44,4 +44,30 @@ export function problemBlock(name: string, problems: string[]): string {
   return [bar, `!!! ${name}: ${problems.length} PROBLEM(S)`, ...problems.map((p) => `!!! ${p}`), bar].join(
     '\n',
   );
+}
+
+/** Every ratio with a target, per benchmark, on the empty and the history data folder side by side. */
+export function summary(results: Result[]): string {
+  const rows: string[][] = [];
+  const names = [...new Set(results.map((r) => r.name))];
+  for (const name of names) {
+    const passes = results.filter((r) => r.name === name);
+    const empty = passes.find((r) => r.params.dataFolder === 'empty');
+    const history = passes.find((r) => r.params.dataFolder === 'history');
+    for (const ratio of empty?.ratios ?? []) {
+      if (ratio.meetsTarget === null) continue;
+      const other = history?.ratios.find((r) => r.label === ratio.label);
+      const verdict = (r: Ratio | undefined) =>
+        r ? `${r.value.toFixed(3)} ${r.meetsTarget ? 'ok' : 'MISSED'}` : '–';
+      rows.push([
+        `${name}: ${ratio.label}`,
+        verdict(ratio),
+        history ? verdict(other) : 'one pass',
+        ratio.target,
+      ]);
+    }
+    const problems = passes.reduce((sum, r) => sum + r.problems.length, 0);
+    if (problems > 0) rows.push([`${name}: PROBLEMS`, String(problems), '', '']);
+  }
+  return `summary (every target; empty and history data folders)\n${table(['ratio', 'empty', 'history', 'target'], rows)}`;
 }

@@ -3,17 +3,20 @@
  * baseline measured in the same run; a missed target is reported, never a failure. Results also go to
  * .bench-out/results.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { daemonSessions } from './daemon-sessions.js';
 import { detectorThroughput } from './detector-throughput.js';
 import { discordLatency } from './discord-latency.js';
+import { historyCommands } from './history-commands.js';
+import { idleCpu } from './idle-cpu.js';
 import { relayThroughput } from './relay-throughput.js';
 import { promptLatency } from './prompt-latency.js';
-import { problemBlock, renderResult } from './report.js';
+import { copyFolder, historyFolder } from './history.js';
+import { problemBlock, renderResult, summary } from './report.js';
 import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
 import { structuredLatency } from './structured-latency.js';
@@ -33,6 +36,8 @@ const registry: Benchmark[] = [
   discordLatency,
   daemonSessions,
   webTerminal,
+  idleCpu,
+  historyCommands,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
@@ -81,30 +86,72 @@ function machine() {
   };
 }
 
-async function runAll(selected: Benchmark[], ctx: BenchContext): Promise<Result[]> {
+/** Temp data folders of one pass: empty ones, or copies of the history folder; removed after the pass. */
+function homes(ctx: Omit<BenchContext, 'home'>, history: string | null) {
+  const made: string[] = [];
+  return {
+    home: async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), `agent-bridge-bench-${ctx.dataFolder}-`));
+      made.push(dir);
+      if (!history) return dir;
+      const copy = path.join(dir, 'home');
+      copyFolder(history, copy);
+      return copy;
+    },
+    clean: () => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))),
+  };
+}
+
+async function runPass(bench: Benchmark, ctx: BenchContext): Promise<Result> {
+  try {
+    return await bench.run(ctx);
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const result: Result = {
+      name: bench.name,
+      params: {},
+      measurements: [],
+      ratios: [],
+      notes: [],
+      problems: [],
+    };
+    result.problems.push(`the benchmark crashed: ${message}`);
+    return result;
+  }
+}
+
+async function runAll(
+  selected: Benchmark[],
+  base: Omit<BenchContext, 'home' | 'dataFolder'>,
+  history: string,
+) {
   const results: Result[] = [];
   for (const bench of selected) {
-    console.log(`\n=== ${bench.name}: ${bench.description}${ctx.quick ? ' (quick)' : ''}`);
-    const started = performance.now();
-    const load = loadavg()[0]!;
-    if (load > cpus().length) {
+    const folders = bench.noDataFolder ? (['empty'] as const) : (['empty', 'history'] as const);
+    for (const dataFolder of folders) {
+      const title = bench.noDataFolder ? '' : ` [${dataFolder} data folder]`;
+      console.log(`\n=== ${bench.name}${title}: ${bench.description}${base.quick ? ' (quick)' : ''}`);
+      if (bench.noDataFolder) console.log(`(one pass: ${bench.noDataFolder})`);
+      const started = performance.now();
+      const load = loadavg()[0]!;
+      if (load > cpus().length) {
+        console.log(
+          `(load average ${load.toFixed(1)} on ${cpus().length} cores: other work is running, expect noise)`,
+        );
+      }
+      const folder = homes({ ...base, dataFolder }, dataFolder === 'history' ? history : null);
+      const result = await runPass(bench, { ...base, dataFolder, home: folder.home });
+      await folder.clean();
+      result.params.dataFolder = dataFolder;
+      result.params.loadBefore = load;
+      result.params.loadAfter = loadavg()[0];
+      result.params.seconds = Math.round((performance.now() - started) / 100) / 10;
+      results.push(result);
+      console.log(renderResult(result));
       console.log(
-        `(load average ${load.toFixed(1)} on ${cpus().length} cores: other work is running, expect noise)`,
+        `(${bench.name}${title} took ${result.params.seconds} s, load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)})`,
       );
     }
-    let result: Result;
-    try {
-      result = await bench.run(ctx);
-    } catch (error) {
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      result = { name: bench.name, params: {}, measurements: [], ratios: [], notes: [], problems: [] };
-      result.problems.push(`the benchmark crashed: ${message}`);
-    }
-    result.params.loadBefore = load;
-    result.params.loadAfter = loadavg()[0];
-    results.push(result);
-    console.log(renderResult(result));
-    console.log(`(${bench.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
   return results;
 }
@@ -124,12 +171,14 @@ async function main(): Promise<void> {
   }
   const here = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
   const root = options.root ? path.resolve(options.root) : here;
-  const ctx: BenchContext = {
+  const ctx: Omit<BenchContext, 'home' | 'dataFolder'> = {
     quick: options.quick,
     root,
     log: (line) => process.stderr.write(`${line}\n`),
   };
   if (options.reps !== undefined) ctx.reps = options.reps;
+  const outDir = path.join(here, '.bench-out');
+  const history = await historyFolder(root, outDir, ctx.log);
   const before = machine();
   console.log(
     `agent-bridge benchmarks: node ${before.node}, ${before.cpus} x ${before.cpuModel}, ` +
@@ -137,8 +186,9 @@ async function main(): Promise<void> {
       (root === here ? '' : `\nmeasuring the checkout at ${root}`),
   );
   const startedAt = new Date().toISOString();
-  const results = await runAll(selected, ctx);
-  const outDir = path.join(here, '.bench-out');
+  const wallStarted = performance.now();
+  const results = await runAll(selected, ctx, history);
+  const wallSeconds = Math.round((performance.now() - wallStarted) / 1000);
   await mkdir(outDir, { recursive: true });
   const file = path.join(outDir, 'results.json');
   const report = {
@@ -147,10 +197,16 @@ async function main(): Promise<void> {
     root,
     machine: before,
     loadAfter: machine().loadavg,
+    wallSeconds,
     results,
   };
   await writeFile(file, JSON.stringify(report, null, 2) + '\n');
-  console.log(`\nresults: ${path.relative(process.cwd(), file) || file}`);
+  console.log(`\n${summary(results)}`);
+  console.log(
+    `\nwall time of this run: ${wallSeconds} s; load average ${before.loadavg.join(' ')} at the start, ` +
+      `${machine().loadavg.join(' ')} at the end`,
+  );
+  console.log(`results: ${path.relative(process.cwd(), file) || file}`);
   const problems = results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) console.log(`\n${problemBlock('all benchmarks', problems)}`);
 }

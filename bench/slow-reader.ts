@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { agentBridgeRelay, minimalRelay, type Sample, type SlowReader } from './relay-runners.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
 import { formatBytes, formatMs, info, measurement, median } from './util.js';
@@ -69,7 +67,7 @@ async function run(ctx: BenchContext): Promise<Result> {
     ],
     problems: [],
   };
-  const home = await mkdtemp(path.join(tmpdir(), 'agent-bridge-bench-slow-'));
+  const home = await ctx.home();
   const script = `head -c ${SIZE} /dev/zero | tr '\\0' a`;
   const all = readers(ctx, home);
   const times = new Map<Reader, number[]>(all.map((r) => [r, []]));

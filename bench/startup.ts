@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
 import {
   agentBridgeBin,
@@ -32,6 +30,9 @@ function cases(root: string): Case[] {
     { label: 'agent-bridge --help', args: [bin, '--help'], target: TARGET },
     // Discovery looks for every agent on PATH and in known folders: more work, reported without a target.
     { label: 'agent-bridge agents --json', args: [bin, 'agents', '--json'], target: null },
+    // They open the store (and reap dead sessions): what a long history would slow down.
+    { label: 'agent-bridge status', args: [bin, 'status'], target: null },
+    { label: 'agent-bridge approvals --json', args: [bin, 'approvals', '--json'], target: null },
   ];
 }
 
@@ -47,8 +48,8 @@ async function run(ctx: BenchContext): Promise<Result> {
   };
   const all = cases(ctx.root);
   const times = new Map<string, number[]>(all.map((c) => [c.label, []]));
-  // An empty data folder: `agents` and friends must not depend on what this machine has recorded.
-  const home = await mkdtemp(path.join(tmpdir(), 'agent-bridge-bench-home-'));
+  // Not this machine's own data folder: an empty one, or one with history (the commands that open the store).
+  const home = await ctx.home();
   const env = { ...process.env, AGENT_BRIDGE_HOME: home };
   try {
     for (let rep = 0; rep < WARMUPS + runs; rep++) {

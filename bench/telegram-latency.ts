@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startFakeTelegram, type FakeTelegram } from '../test/fakes/telegram/server.js';
@@ -113,11 +113,11 @@ async function run(ctx: BenchContext): Promise<Result> {
   const modes: Mode[] = [];
   try {
     const [inFake, crossFake] = fakes as [FakeTelegram, FakeTelegram];
-    await mkdir(path.join(dir, 'in-process'));
-    const inHost = await inProcessHost(ctx.root, inFake, path.join(dir, 'in-process'));
+    const inHost = await inProcessHost(ctx.root, inFake, await ctx.home());
     modes.push({ name: 'in-process', fake: inFake, host: inHost, send: [], answer: [] });
-    writeTelegramConfig(path.join(dir, 'home'), crossFake);
-    const crossHost = await crossProcessHost(ctx.root, crossFake, path.join(dir, 'home'));
+    const home = await ctx.home();
+    writeTelegramConfig(home, crossFake);
+    const crossHost = await crossProcessHost(ctx.root, crossFake, home);
     modes.push({ name: 'serve + run', fake: crossFake, host: crossHost, send: [], answer: [] });
     const sessions = Math.ceil(count / PER_SESSION);
     for (let k = 0; k < sessions; k++) {

@@ -9,6 +9,13 @@ export interface BenchContext {
   root: string;
   /** Progress lines (stderr), so stdout keeps only the tables. */
   log: (line: string) => void;
+  /** Which data folder this pass runs against: every benchmark that touches one runs on both. */
+  dataFolder: 'empty' | 'history';
+  /**
+   * A new AGENT_BRIDGE_HOME for this pass: empty, or a private copy of the history folder (bench/history.ts).
+   * Removed after the benchmark.
+   */
+  home(): Promise<string>;
 }
 
 /** One thing timed several times; times are wall-clock milliseconds. */
@@ -46,5 +53,7 @@ export interface Result {
 export interface Benchmark {
   name: string;
   description: string;
+  /** Runs once only, and says why: nothing it measures opens a data folder. */
+  noDataFolder?: string;
   run(ctx: BenchContext): Promise<Result>;
 }

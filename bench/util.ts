@@ -117,3 +117,16 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${bytes} B`;
 }
+
+/** A figure this close to its target (5%) is measured at least NEAR_TARGET_REPS times before it is judged. */
+export const NEAR_TARGET_REPS = 5;
+
+export function nearTarget(value: number, target: number): boolean {
+  return Number.isFinite(value) && Math.abs(value - target) / target <= 0.05;
+}
+
+/** Whether another repetition is due: fewer than `reps` so far, or a figure sits within 5% of its target. */
+export function moreReps(done: number, reps: number, figures: Array<[number, number]>): boolean {
+  if (done < reps) return true;
+  return done < NEAR_TARGET_REPS && figures.some(([value, target]) => nearTarget(value, target));
+}

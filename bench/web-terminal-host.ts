@@ -3,7 +3,7 @@
  * dist/ (as `serve` wires them, on 127.0.0.1 with a token), a viewer attached in-process (no WebSocket), and
  * the raw node-pty baselines running the same workloads.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn as spawnPty, type IPty } from 'node-pty';
 import type * as WebServerModule from '../src/channels/web/web-server.js';
@@ -16,17 +16,55 @@ import { importDist, sleep, waitUntil, withTimeout } from './support.js';
 /** The size web sessions get (SessionsWebBackend.start); the raw baselines use the same. */
 export const COLS = 120;
 export const ROWS = 40;
-/** Printed once the terminal is set up: the workload then waits for a key, so viewers attach first. */
+/** Printed once the terminal is set up: the workload then waits for a line, so viewers attach first. */
 export const MARKER = '#';
+/** Printed once the echo mode is on (doubled in printf's format). */
+export const ECHO_MARKER = '%';
 const WAIT_MS = 30_000;
 
-/** `bytes` of "a" after a line from the keyboard (echo off, so the key adds nothing): exactly `bytes` arrive. */
-export function streamScript(bytes: number): string {
-  return `stty -echo; printf '${MARKER}'; IFS= read -r x; head -c ${bytes} /dev/zero | tr '\\0' a`;
+export type Mode = 'plain' | 'tui' | 'echo';
+
+/**
+ * The one workload every reader runs (ours, the peers', raw node-pty), a shell script: it prints MARKER and
+ * reads a line `<mode> <bytes>` (echo off, so the line adds nothing): `plain` prints that many "a"s, `tui`
+ * that many bytes of a full-screen redraw (cursor moves, 256 colours, box drawing), `echo` switches to raw
+ * mode and sends every key back (cat). Exactly `bytes` arrive after the line.
+ */
+export function writeWorkload(dir: string, maxBytes: number): string {
+  const tui = path.join(dir, 'tui.bin');
+  let block = '';
+  for (let frame = 0; block.length < 1024 * 1024; frame++) {
+    for (let row = 1; row <= ROWS - 1; row++) {
+      const text = `│ frame ${frame} row ${row} ${'█'.repeat(row % 9)}`.padEnd(
+        COLS - 10,
+        frame % 2 ? '─' : ' ',
+      );
+      block += `\x1b[${row};1H\x1b[38;5;${(row * 7 + frame) % 256}m${text}\x1b[0m\x1b[K`;
+    }
+  }
+  const bytes = Buffer.from(block);
+  const copies = Math.ceil(maxBytes / bytes.length);
+  writeFileSync(tui, Buffer.concat(Array.from({ length: copies }, () => bytes)));
+  const file = path.join(dir, 'workload.sh');
+  writeFileSync(
+    file,
+    `stty -echo
+printf '${MARKER}'
+IFS=' ' read -r mode n
+case "$mode" in
+  echo) stty raw -echo; printf '${ECHO_MARKER}${ECHO_MARKER}'; exec cat ;;
+  tui) head -c "$n" '${tui}' ;;
+  *) head -c "$n" /dev/zero | tr '\\0' a ;;
+esac
+`,
+  );
+  return file;
 }
 
-/** Raw mode, no echo: cat sends every key straight back, byte for byte. */
-export const ECHO_SCRIPT = `stty raw -echo; printf '${MARKER}'; exec cat`;
+/** The line that starts a workload. */
+export function workloadLine(mode: Mode, bytes: number): string {
+  return `${mode} ${bytes}\r`;
+}
 
 /** Times one key to its echo: `feed` every output chunk, `sample(char)` per key. */
 export class Echoer {
@@ -53,52 +91,58 @@ export class Echoer {
 }
 
 export interface StreamRun {
-  /** First output byte to last, ms. */
+  /** The line typed (the key that starts the output) to the last byte at the last reader, ms. */
   ms: number;
-  /** Bytes received after the key (per viewer; one entry for raw and in-process). */
+  /** Bytes received after the line (per viewer; one entry for raw and in-process). */
   bytes: number[];
   problem?: string;
 }
 
-/** The baseline: node-pty in this process (Buffers), the same workload; timed from first byte to last. */
-export function rawStream(script: string, cwd: string): Promise<StreamRun> {
+/** The baseline: node-pty in this process (Buffers), the same workload; timed from the line to the last byte. */
+export function rawStream(file: string, mode: Mode, size: number, cwd: string): Promise<StreamRun> {
   return new Promise((resolve) => {
-    const pty = spawnPty('sh', ['-c', script], ptyOptions(cwd));
+    const pty = spawnPty('sh', [file], ptyOptions(cwd));
     let armed = false;
     let bytes = 0;
-    let first = 0;
+    let typed = 0;
     let last = 0;
     pty.onData((data) => {
       const chunk = data as unknown as Buffer;
       if (!armed) {
         armed = chunk.includes(MARKER);
-        if (armed) pty.write('\r');
+        if (armed) {
+          typed = performance.now();
+          pty.write(workloadLine(mode, size));
+        }
         return;
       }
       last = performance.now();
-      if (bytes === 0) first = last;
       bytes += chunk.length;
     });
     const hung = setTimeout(() => pty.kill('SIGKILL'), 10 * 60_000);
     pty.onExit(({ exitCode, signal }) => {
       clearTimeout(hung);
-      const run: StreamRun = { ms: last - first, bytes: [bytes] };
+      const run: StreamRun = { ms: last - typed, bytes: [bytes] };
       if (exitCode !== 0) run.problem = `raw node-pty: exit code ${exitCode}, signal ${signal ?? 0}`;
       resolve(run);
     });
   });
 }
 
-/** node-pty in this process running ECHO_SCRIPT: the latency baseline. */
-export async function rawEcho(cwd: string): Promise<{ echoer: Echoer; close(): void }> {
-  const pty: IPty = spawnPty('sh', ['-c', ECHO_SCRIPT], ptyOptions(cwd));
+/** node-pty in this process running the workload in echo mode: the latency baseline. */
+export async function rawEcho(file: string, cwd: string): Promise<{ echoer: Echoer; close(): void }> {
+  const pty: IPty = spawnPty('sh', [file], ptyOptions(cwd));
   const echoer = new Echoer((data) => pty.write(data));
-  let armed = false;
+  let state: 'start' | 'typed' | 'ready' = 'start';
   pty.onData((data) => {
-    armed ||= (data as unknown as Buffer).includes(MARKER);
-    echoer.feed(data as unknown as Buffer);
+    const chunk = data as unknown as Buffer;
+    if (state === 'start' && chunk.includes(MARKER)) {
+      state = 'typed';
+      pty.write(workloadLine('echo', 0));
+    } else if (state === 'typed' && chunk.includes(ECHO_MARKER)) state = 'ready';
+    else echoer.feed(chunk);
   });
-  await waitUntil(() => (armed ? true : undefined), WAIT_MS, 'the raw echo shell');
+  await waitUntil(() => (state === 'ready' ? true : undefined), WAIT_MS, 'the raw echo shell');
   return { echoer, close: () => pty.kill('SIGKILL') };
 }
 
@@ -116,8 +160,8 @@ export interface InProcessViewer {
 export interface WebHost {
   url: string;
   token: string;
-  /** POST /api/sessions with agent `custom`: `sh -c script`; resolves once MARKER is on its screen. */
-  startSession(script: string): Promise<string>;
+  /** POST /api/sessions with agent `custom`: `sh file` (the workload); resolves once MARKER is on its screen. */
+  startSession(file: string): Promise<string>;
   /** A viewer straight on the backend (what the WebSocket handler calls), without the socket. */
   attach(id: string, output: (data: Uint8Array) => void): Promise<InProcessViewer>;
   /** Resolves once the session has left the live sessions (its process ended). */
@@ -126,10 +170,9 @@ export interface WebHost {
   close(): Promise<void>;
 }
 
-/** Starts the web server (dist/) on 127.0.0.1, port 0, with a token; its data folder is `dir`. */
-export async function startHost(root: string, dir: string): Promise<WebHost> {
+/** Starts the web server (dist/) on 127.0.0.1, port 0, with a token; sessions run in `dir`, data in `home`. */
+export async function startHost(root: string, dir: string, home: string): Promise<WebHost> {
   const previousHome = process.env.AGENT_BRIDGE_HOME;
-  const home = path.join(dir, 'data');
   process.env.AGENT_BRIDGE_HOME = home;
   mkdirSync(home, { recursive: true });
   const { startWebServer } = await importDist<typeof WebServerModule>(root, 'channels/web/web-server.js');
@@ -170,11 +213,11 @@ export async function startHost(root: string, dir: string): Promise<WebHost> {
   return {
     url: server.url,
     token,
-    async startSession(script) {
+    async startSession(file) {
       const response = await fetch(`${server.url}/api/sessions`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ agent: 'custom', cwd: dir, args: ['sh', '-c', script] }),
+        body: JSON.stringify({ agent: 'custom', cwd: dir, args: ['sh', file] }),
       });
       const body = (await response.json()) as { id?: string; error?: string };
       if (response.status !== 201 || !body.id)

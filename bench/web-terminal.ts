@@ -1,23 +1,35 @@
 /**
- * web-terminal: the web UI's live terminal. Throughput of one session's output to 1, 10 and 100 WebSocket
- * viewers, and the keystroke → echo round trip through the WebSocket, each against node-pty in this process
- * running the same workload (the baseline), interleaved in the same run.
+ * web-terminal: the web UI's live terminal. Throughput of one session's output to 1 and 10 WebSocket viewers,
+ * and the keystroke → echo round trip, against node-pty in this process running the same workload (the
+ * baseline) and against the peers (wetty; ttyd where installed) serving the same workload, in the same run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fmt, withTimeout } from './support.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
-import { atLeast, formatBytes, info, measurement, median, MiB, round2 } from './util.js';
+import { atLeast, formatBytes, info, measurement, median, MiB, moreReps, round2 } from './util.js';
 import type { Command } from './web-viewers.js';
 import { echoSamples, latency, ViewerProcess } from './web-terminal-echo.js';
-import { rawStream, startHost, streamScript, type StreamRun, type WebHost } from './web-terminal-host.js';
+import { startPeers, type PeerServer } from './web-peers.js';
+import {
+  rawStream,
+  startHost,
+  workloadLine,
+  writeWorkload,
+  type Mode,
+  type StreamRun,
+  type WebHost,
+} from './web-terminal-host.js';
 
 const SIZES = { quick: 10 * MiB, full: 50 * MiB };
 const WARMUP_BYTES = MiB;
-const VIEWERS = [1, 10, 100];
+const MODES: Mode[] = ['plain', 'tui'];
 const REPETITIONS = 3;
-const THROUGHPUT_TARGET = 0.8;
+const VIEWERS_TARGET = 0.8;
+const PEER_TARGET = 1;
+/** A peer's 10 clients are 10 programs of their own: a fifth of the size each, to keep the run short. */
+const PEER_MANY_SHARE = 5;
 const STREAM_TIMEOUT_MS = 5 * 60_000;
 
 interface Run extends StreamRun {
@@ -27,106 +39,136 @@ interface Run extends StreamRun {
   redrawn?: boolean[];
   /** CPU of the viewers' process, ms (WebSocket variants). */
   viewerCpuMs?: number;
-  /** Peak RSS of this process over the stream, above its RSS at the start, MB. */
-  peakRssMb: number;
   /** Binary frames the first viewer got (WebSocket variants). */
   frames?: number;
 }
 
 interface Variant {
   name: string;
-  /** WebSocket viewers; 0 for the two in-process readers. */
+  /** Clients; 0 for the two in-process readers. */
   viewers: number;
+  /** Bytes per run as a share of the size (a peer's 10 programs). */
+  share: number;
   reference?: boolean;
-  run(script: string): Promise<Run>;
+  run(mode: Mode, size: number): Promise<Run>;
 }
 
-/** Runs `body` while sampling this process's CPU and peak RSS. */
-async function usage<T>(body: () => Promise<T>) {
+async function cpuOf<T>(body: () => Promise<T>) {
   const cpu = process.cpuUsage();
-  const rss0 = process.memoryUsage.rss();
-  let peak = rss0;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  try {
-    const value = await body();
-    const used = process.cpuUsage(cpu);
-    peak = Math.max(peak, process.memoryUsage.rss());
-    return { value, serverCpuMs: (used.user + used.system) / 1000, peakRssMb: (peak - rss0) / 1e6 };
-  } finally {
-    clearInterval(sampler);
-  }
+  const value = await body();
+  const used = process.cpuUsage(cpu);
+  return { value, serverCpuMs: (used.user + used.system) / 1000 };
 }
 
-function variants(host: WebHost, viewers: ViewerProcess, cwd: string, result: Result): Variant[] {
-  const raw: Variant = {
-    name: 'raw node-pty',
-    viewers: 0,
-    reference: true,
-    run: async (script) => {
-      const { value, ...rest } = await usage(() => rawStream(script, cwd));
-      return { ...value, ...rest };
-    },
-  };
-  const inProcess: Variant = {
+function inProcess(host: WebHost, file: string): Variant {
+  return {
     name: 'in-process viewer',
     viewers: 0,
-    run: async (script) => {
-      const id = await host.startSession(script);
+    share: 1,
+    run: async (mode, size) => {
+      const id = await host.startSession(file);
       let bytes = 0;
-      let first = 0;
       let last = 0;
       const viewer = await host.attach(id, (data) => {
         last = performance.now();
-        if (bytes === 0) first = last;
         bytes += data.length;
       });
-      const { serverCpuMs, peakRssMb } = await usage(() => {
-        viewer.input('\r');
+      const typed = performance.now();
+      const { serverCpuMs } = await cpuOf(() => {
+        viewer.input(workloadLine(mode, size));
         return withTimeout(viewer.exited, STREAM_TIMEOUT_MS, 'the in-process viewer');
       });
       viewer.detach();
       await host.ended(id);
-      return { ms: last - first, bytes: [bytes], serverCpuMs, peakRssMb };
+      return { ms: last - typed, bytes: [bytes], serverCpuMs };
     },
   };
-  const sockets = VIEWERS.map((count): Variant => ({
-    name: `${count} WebSocket viewer${count > 1 ? 's' : ''}`,
+}
+
+/** Clients in the viewers' process: agent-bridge's viewers of one session, or a peer's clients. */
+function clients(
+  viewers: ViewerProcess,
+  name: string,
+  count: number,
+  attach: () => Promise<{ command: Command; done: (run: Run) => Promise<void> }>,
+  share = 1,
+): Variant {
+  return {
+    name,
     viewers: count,
-    run: async (script) => {
-      const id = await host.startSession(script);
-      const attach: Command = {
-        cmd: 'attach',
-        url: host.url,
-        token: host.token,
-        sessionId: id,
-        viewers: count,
-      };
-      const { extensions } = await viewers.request(attach, 'attached');
-      result.params.deflate = extensions || 'none';
-      const { value, serverCpuMs, peakRssMb } = await usage(() =>
-        viewers.request({ cmd: 'stream', timeoutMs: STREAM_TIMEOUT_MS }, 'streamed'),
+    share,
+    run: async (mode, size) => {
+      const { command, done } = await attach();
+      await viewers.request(command, 'attached');
+      const line = workloadLine(mode, Math.round(size / share));
+      const { value, serverCpuMs } = await cpuOf(() =>
+        viewers.request({ cmd: 'stream', line, timeoutMs: STREAM_TIMEOUT_MS }, 'streamed'),
       );
       await viewers.request({ cmd: 'close' }, 'closed');
       const { ms, bytes, cpuMs, frames, redrawn } = value;
-      const run: Run = { ms, bytes, serverCpuMs, peakRssMb, viewerCpuMs: cpuMs, frames, redrawn };
-      if (value.exited < count) {
-        run.problem = `only ${value.exited} of ${count} viewers got the exit frame within ${STREAM_TIMEOUT_MS / 1000} s`;
-        await host.stop(id);
-      } else await host.ended(id);
+      const run: Run = { ms, bytes, serverCpuMs, viewerCpuMs: cpuMs, frames, redrawn };
+      if (value.exited < count)
+        run.problem = `only ${value.exited} of ${count} clients saw the end within ${STREAM_TIMEOUT_MS / 1000} s`;
+      await done(run);
       return run;
     },
-  }));
-  return [raw, inProcess, ...sockets];
+  };
 }
 
-/** Every viewer must get exactly `expected` bytes: a loss is a problem (a note for the raw reference). */
+function variants(host: WebHost, viewers: ViewerProcess, peers: PeerServer[], file: string, cwd: string) {
+  const raw: Variant = {
+    name: 'raw node-pty',
+    viewers: 0,
+    share: 1,
+    reference: true,
+    run: async (mode, size) => {
+      const { value, serverCpuMs } = await cpuOf(() => rawStream(file, mode, size, cwd));
+      return { ...value, serverCpuMs };
+    },
+  };
+  const ours = [1, 10].map((count) =>
+    clients(viewers, `agent-bridge, ${count} viewer${count > 1 ? 's' : ''}`, count, async () => {
+      const sessionId = await host.startSession(file);
+      const command: Command = {
+        cmd: 'attach',
+        peer: 'agent-bridge',
+        url: host.url,
+        token: host.token,
+        sessionId,
+        viewers: count,
+      };
+      const done = async (run: Run) => {
+        if (run.problem) await host.stop(sessionId);
+        else await host.ended(sessionId);
+      };
+      return { command, done };
+    }),
+  );
+  const theirs = peers.flatMap((peer) =>
+    [1, 10].map((count) =>
+      clients(
+        viewers,
+        `${peer.name}, ${count} client${count > 1 ? 's' : ''}`,
+        count,
+        async () => ({
+          command: { cmd: 'attach', peer: peer.peer, url: peer.url, viewers: count } satisfies Command,
+          done: async () => undefined,
+        }),
+        count > 1 ? PEER_MANY_SHARE : 1,
+      ),
+    ),
+  );
+  return [raw, inProcess(host, file), ...ours, ...theirs];
+}
+
+/** Every client must get exactly its bytes: a loss is a problem for agent-bridge, a note for the others. */
 function check(run: Run, variant: Variant, expected: number, where: string, result: Result): void {
   if (run.problem) result.problems.push(`${where}: ${run.problem}`);
   // A viewer that fell behind is skipped ahead and redrawn by design: fewer bytes, not a loss.
   const redrawn = run.redrawn?.filter(Boolean).length ?? 0;
   if (redrawn > 0)
     result.notes.push(
-      `${where}: ${redrawn} of ${run.bytes.length} viewer(s) fell 4 MiB behind and were redrawn from the screen`,
+      `${where}: ${redrawn} of ${run.bytes.length} viewer(s) fell 4 MiB behind and were redrawn`,
     );
   const wrong = run.bytes.filter((b, i) => b !== expected && !run.redrawn?.[i]);
   if (wrong.length === 0) return;
@@ -134,99 +176,110 @@ function check(run: Run, variant: Variant, expected: number, where: string, resu
   const line =
     `${where}: ${wrong.length} of ${run.bytes.length} reader(s) got the wrong byte count ` +
     `(expected ${expected}, got ${Math.min(...wrong)}..${Math.max(...wrong)}; ${lost} LOST in all)`;
-  if (variant.reference) result.notes.push(`reference reader ${line} (node-pty#72 exit race)`);
-  else result.problems.push(line);
+  const ours = variant.name.startsWith('agent-bridge') || variant.name === 'in-process viewer';
+  if (ours) result.problems.push(line);
+  else result.notes.push(`${variant.reference ? 'reference' : 'peer'} ${line}`);
 }
+
+type Runs = Map<string, Run[]>;
 
 async function throughput(ctx: BenchContext, list: Variant[], size: number, result: Result): Promise<void> {
   const reps = ctx.reps ?? REPETITIONS;
   ctx.log(`  throughput: ${formatBytes(size)} per run, ${reps} repetitions; warming up`);
-  for (const variant of list) await variant.run(streamScript(WARMUP_BYTES));
-  const runs = new Map<Variant, Run[]>(list.map((v) => [v, []]));
-  for (let rep = 0; rep < reps; rep++) {
-    for (let i = 0; i < list.length; i++) {
-      const variant = list[(i + rep) % list.length]!;
-      const run = await variant.run(streamScript(size));
-      check(run, variant, size, `${variant.name}, repetition ${rep + 1}`, result);
-      runs.get(variant)!.push(run);
-      const mbs = size / 1e6 / (run.ms / 1000);
-      ctx.log(
-        `  #${rep + 1} ${variant.name.padEnd(22)} ${fmt(run.ms).padStart(8)} ms  ${mbs.toFixed(1).padStart(6)} MB/s per viewer` +
-          `  cpu ${fmt(run.serverCpuMs)} ms${run.viewerCpuMs === undefined ? '' : ` (viewers ${fmt(run.viewerCpuMs)})`}` +
-          `  rss +${run.peakRssMb.toFixed(0)} MB`,
-      );
+  for (const variant of list) await variant.run('plain', WARMUP_BYTES);
+  for (const mode of MODES) {
+    const runs: Runs = new Map(list.map((v) => [v.name, []]));
+    for (
+      let rep = 0;
+      moreReps(rep, reps, rep === 0 ? [] : targets(list, runs, mode).map((r) => [r.value, 1]));
+      rep++
+    ) {
+      for (let i = 0; i < list.length; i++) {
+        const variant = list[(i + rep) % list.length]!;
+        const run = await variant.run(mode, size);
+        const expected = Math.round(size / variant.share);
+        check(run, variant, expected, `${mode}: ${variant.name}, repetition ${rep + 1}`, result);
+        runs.get(variant.name)!.push(run);
+        const mbs = expected / 1e6 / (run.ms / 1000);
+        ctx.log(
+          `  ${mode} #${rep + 1} ${variant.name.padEnd(24)} ${fmt(run.ms).padStart(8)} ms  ${mbs.toFixed(1).padStart(6)} MB/s per client` +
+            `  cpu ${fmt(run.serverCpuMs)} ms${run.viewerCpuMs === undefined ? '' : ` (clients ${fmt(run.viewerCpuMs)})`}`,
+        );
+      }
     }
+    report(list, runs, mode, size, result);
   }
-  const medianOf = (v: Variant, pick: (r: Run) => number) => median(runs.get(v)!.map(pick));
+}
+
+/** The ratios with a target, for `mode`: 10 viewers vs raw; each peer's 1 client vs ours (time / time). */
+function targets(list: Variant[], runs: Runs, mode: Mode): Ratio[] {
+  const ms = (name: string) => median(runs.get(name)?.map((r) => r.ms) ?? []);
+  const rawMs = ms('raw node-pty');
+  const out: Ratio[] = [
+    atLeast(
+      `${mode}: agent-bridge 10 viewers / raw node-pty (per viewer)`,
+      rawMs / ms('agent-bridge, 10 viewers'),
+      VIEWERS_TARGET,
+    ),
+  ];
+  for (const peer of list.filter((v) => v.viewers === 1 && !v.name.startsWith('agent-bridge')))
+    out.push(
+      atLeast(
+        `${mode}: ${peer.name} time / agent-bridge 1 viewer time`,
+        ms(peer.name) / ms('agent-bridge, 1 viewer'),
+        PEER_TARGET,
+      ),
+    );
+  return out;
+}
+
+function report(list: Variant[], runs: Runs, mode: Mode, size: number, result: Result): void {
+  const medianOf = (name: string, pick: (r: Run) => number) => median(runs.get(name)!.map(pick));
   for (const variant of list) {
-    const label = variant.viewers > 1 ? `${variant.name} (each)` : variant.name;
+    const each = variant.viewers > 1 ? ' (each)' : '';
+    const bytes = Math.round(size / variant.share);
     result.measurements.push(
       measurement(
-        `stream: ${label}`,
-        runs.get(variant)!.map((r) => r.ms),
-        size,
+        `${mode}: ${variant.name}${each}`,
+        runs.get(variant.name)!.map((r) => r.ms),
+        bytes,
       ),
     );
   }
-  for (const variant of list) {
-    const all = runs.get(variant)!;
+  for (const variant of list)
     result.measurements.push(
       measurement(
-        `CPU, bench process: ${variant.name}`,
-        all.map((r) => r.serverCpuMs),
+        `${mode} CPU, bench process: ${variant.name}`,
+        runs.get(variant.name)!.map((r) => r.serverCpuMs),
       ),
     );
-    if (variant.viewers > 0)
-      result.measurements.push(
-        measurement(
-          `CPU, viewer process: ${variant.name}`,
-          all.map((r) => r.viewerCpuMs!),
-        ),
-      );
-  }
-  const [raw, inProcess, ...sockets] = list as [Variant, Variant, ...Variant[]];
-  const rawMs = medianOf(raw, (r) => r.ms);
-  const ratios: Ratio[] = [];
-  for (const variant of sockets) {
-    const value = rawMs / medianOf(variant, (r) => r.ms);
-    const label = `${variant.name} / raw node-pty (per-viewer throughput)`;
-    ratios.push(variant.viewers === 10 ? atLeast(label, value, THROUGHPUT_TARGET) : info(label, value));
-  }
-  const byCount = (n: number) => sockets.find((v) => v.viewers === n)!;
-  const mb = size / 1e6;
-  ratios.push(
-    info('in-process viewer / raw node-pty (the session alone)', rawMs / medianOf(inProcess, (r) => r.ms)),
+  result.ratios.push(...targets(list, runs, mode));
+  const rawMs = medianOf('raw node-pty', (r) => r.ms);
+  for (const variant of list.filter((v) => v.viewers > 0 && v.name !== 'agent-bridge, 10 viewers'))
+    result.ratios.push(
+      info(
+        `${mode}: ${variant.name} / raw node-pty (per client, its own size)`,
+        rawMs / variant.share / medianOf(variant.name, (r) => r.ms),
+      ),
+    );
+  result.ratios.push(
     info(
-      '1 WebSocket viewer / in-process viewer',
-      medianOf(inProcess, (r) => r.ms) / medianOf(byCount(1), (r) => r.ms),
-    ),
-    info(
-      '100 viewers: all viewers together, MB/s',
-      (100 * mb) / (medianOf(byCount(100), (r) => r.ms) / 1000),
-    ),
-    info(
-      'server CPU per viewer per MB, 10 → 100 viewers (ms)',
-      (medianOf(byCount(100), (r) => r.serverCpuMs) - medianOf(byCount(10), (r) => r.serverCpuMs)) /
-        (90 * mb),
-    ),
-    info(
-      'viewer CPU per viewer per MB, 100 viewers (ms)',
-      medianOf(byCount(100), (r) => r.viewerCpuMs!) / (100 * mb),
+      `${mode}: in-process viewer / raw node-pty (the session alone)`,
+      rawMs / medianOf('in-process viewer', (r) => r.ms),
     ),
   );
-  result.ratios.push(...ratios);
+  const framed = list.filter((v) => v.name.startsWith('agent-bridge'));
   result.notes.push(
-    'peak RSS of the bench process above its start, median MB: ' +
-      list.map((v) => `${v.name} ${round2(medianOf(v, (r) => r.peakRssMb))}`).join(', '),
-    'bytes per binary frame (first viewer, median): ' +
-      sockets.map((v) => `${v.name} ${Math.round(size / medianOf(v, (r) => r.frames!))}`).join(', '),
-  );
-  const most = byCount(100);
-  const cpuS = (pick: (r: Run) => number) => (medianOf(most, pick) / 1000).toFixed(2);
-  result.notes.push(
-    `100 viewers: bench process ${cpuS((r) => r.serverCpuMs)} s and viewer process ${cpuS((r) => r.viewerCpuMs!)} s ` +
-      `of CPU in ${cpuS((r) => r.ms)} s, on ${availableParallelism()} cores shared with the writer: ` +
-      'the viewers compete with the server for the machine',
+    `${mode}: bytes per binary frame (first viewer, median): ` +
+      framed.map((v) => `${v.name} ${Math.round(size / medianOf(v.name, (r) => r.frames ?? 1))}`).join(', '),
+    `${mode}: CPU of the viewers' process per MB, median ms: ` +
+      list
+        .filter((v) => v.viewers > 0)
+        .map(
+          (v) =>
+            `${v.name} ${round2(medianOf(v.name, (r) => r.viewerCpuMs ?? 0) / ((v.viewers * size) / v.share / 1e6))}`,
+        )
+        .join(', '),
   );
 }
 
@@ -236,7 +289,6 @@ async function run(ctx: BenchContext): Promise<Result> {
     name: 'web-terminal',
     params: {
       bytes: size,
-      viewers: VIEWERS,
       repetitions: ctx.reps ?? REPETITIONS,
       echoSamples: echoSamples(ctx),
       cols: 120,
@@ -248,18 +300,23 @@ async function run(ctx: BenchContext): Promise<Result> {
     problems: [],
   };
   const tmp = await mkdtemp(path.join(tmpdir(), 'agent-bridge-bench-web-'));
-  const host = await startHost(ctx.root, tmp);
+  const file = writeWorkload(tmp, size);
+  const host = await startHost(ctx.root, tmp, await ctx.home());
+  const peers = await startPeers(ctx.root, file);
   const viewers = new ViewerProcess(ctx.root);
   try {
-    await throughput(ctx, variants(host, viewers, tmp, result), size, result);
-    await latency(ctx, host, viewers, tmp, result);
+    result.notes.push(...peers.skipped);
+    await throughput(ctx, variants(host, viewers, peers.running, file, tmp), size, result);
+    await latency(ctx, { host, viewers, peers: peers.running, file, cwd: tmp }, result);
     result.notes.unshift(
-      'stream time = first byte to last byte at the last viewer (viewers in a process of their own, as browsers); ' +
-        'ratio = raw node-pty median / median',
-      `permessage-deflate agreed: ${String(result.params.deflate)}; the server records every session (.cast) as serve does`,
+      'time = the line that starts the output, typed by a client, to the last byte at the last client (clients in a ' +
+        'process of their own, as browsers); ratio = median / median; every reader runs the same workload script',
+      `a peer's 10 clients are 10 programs (that is how wetty and ttyd work), ${formatBytes(size / PEER_MANY_SHARE)} each`,
+      'agent-bridge records every web session (.cast), as serve does',
     );
   } finally {
     viewers.stop();
+    for (const peer of peers.running) peer.stop();
     await host.close();
     await rm(tmp, { recursive: true, force: true });
   }
@@ -269,6 +326,6 @@ async function run(ctx: BenchContext): Promise<Result> {
 export const webTerminal: Benchmark = {
   name: 'web-terminal',
   description:
-    'the web UI live terminal: output to 1/10/100 WebSocket viewers and keystroke echo, vs raw node-pty',
+    'the web UI live terminal: 1 and 10 viewers and keystroke echo, vs raw node-pty, wetty and ttyd',
   run,
 };

@@ -1,15 +1,21 @@
 /**
  * The browsers of web-terminal, in a process of their own (forked under tsx by bench/web-terminal.ts and
- * driven over IPC): N `ws` clients on one live terminal, each counting the bytes of its binary frames, or one
- * client timing keystroke echoes. Clients connect as a script would: `Authorization: Bearer`, and an Origin
- * equal to the server's URL; they offer permessage-deflate as browsers do (the reply says what was agreed).
+ * driven over IPC): N clients of agent-bridge's live terminal (`ws`, all on one session), or of a peer (wetty:
+ * socket.io; ttyd: its `tty` WebSocket protocol; each client its own process, as those servers work). Each
+ * counts the bytes of output it gets; one client can time keystroke echoes. agent-bridge's clients connect
+ * as a script would: `Authorization: Bearer`, an Origin equal to the server's URL, permessage-deflate offered
+ * as browsers do (the reply says what was agreed).
  */
+import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
 import { Echoer } from './web-terminal-host.js';
 
+export type Peer = 'agent-bridge' | 'wetty' | 'ttyd';
+
 export type Command =
-  | { cmd: 'attach'; url: string; token: string; sessionId: string; viewers: number }
-  | { cmd: 'stream'; timeoutMs: number }
+  | { cmd: 'attach'; peer: Peer; url: string; token?: string; sessionId?: string; viewers: number }
+  | { cmd: 'stream'; line: string; timeoutMs: number }
+  | { cmd: 'echo-mode'; line: string; marker: string }
   | { cmd: 'echo'; char: string }
   | { cmd: 'close' };
 
@@ -17,133 +23,248 @@ export type Reply =
   | { type: 'attached'; extensions: string }
   | {
       type: 'streamed';
-      /** Bytes of binary frames, per viewer. */
+      /** Bytes of output, per client. */
       bytes: number[];
-      /** Viewers that fell behind: the server skipped their backlog and redrew their screen. */
+      /** Clients that fell behind: the server skipped their backlog and redrew their screen. */
       redrawn: boolean[];
-      /** First byte at any viewer to last byte at the last viewer, ms. */
+      /** The line sent to the last byte at the last client, ms. */
       ms: number;
       /** This process's CPU (user + system) over the stream, ms. */
       cpuMs: number;
-      /** Viewers that got the exit frame before the time-out. */
+      /** Clients that saw the end (exit frame, logout, close) before the time-out. */
       exited: number;
-      /** Binary frames the first viewer got. */
+      /** Output messages the first client got. */
       frames: number;
     }
+  | { type: 'ready' }
   | { type: 'echoed'; ms: number }
   | { type: 'closed' }
   | { type: 'error'; message: string };
 
-class Viewer {
-  bytes = 0;
-  /** Screen frames after the first: the server skipped output this viewer fell behind on, then redrew it. */
-  redraws = 0;
-  private readied = false;
-  frames = 0;
-  first = 0;
-  last = 0;
-  exited = false;
-  onBinary: ((chunk: Buffer) => void) | null = null;
-  onExit: (() => void) | null = null;
-  readonly ws: WebSocket;
-  readonly ready: Promise<void>;
+const MARKER = '#';
 
-  constructor(url: string, token: string, sessionId: string) {
-    this.ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws/terminal/${sessionId}`, {
-      headers: { authorization: `Bearer ${token}`, origin: url },
-    });
+/** One client: it counts output after reset(), and says when its terminal is ready (MARKER) and ended. */
+abstract class Client {
+  bytes = 0;
+  redraws = 0;
+  frames = 0;
+  last = 0;
+  ended = false;
+  onOutput: ((chunk: Buffer) => void) | null = null;
+  onEnd: (() => void) | null = null;
+  readonly ready: Promise<void>;
+  protected markReady: () => void = () => undefined;
+  protected fail: (error: Error) => void = () => undefined;
+  private seenMarker = false;
+
+  constructor() {
     this.ready = new Promise((resolve, reject) => {
-      this.ws.on('error', reject);
-      this.ws.on('unexpected-response', (_request, response) =>
-        reject(new Error(`websocket refused: ${response.statusCode}`)),
-      );
-      this.ws.on('close', (code, reason) => reject(new Error(`websocket closed: ${code} ${String(reason)}`)));
-      this.ws.on('message', (data, isBinary) => {
-        if (isBinary) {
-          const chunk = data as Buffer;
-          this.last = performance.now();
-          if (this.bytes === 0) this.first = this.last;
-          this.bytes += chunk.length;
-          this.frames++;
-          this.onBinary?.(chunk);
-          return;
-        }
-        const message = JSON.parse(String(data)) as { type: string };
-        if (message.type === 'screen') {
-          if (this.readied) this.redraws++;
-          this.readied = true;
-          resolve();
-        }
-        if (message.type === 'exit') {
-          this.exited = true;
-          this.onExit?.();
-        }
-      });
+      this.markReady = resolve;
+      this.fail = reject;
     });
   }
+
+  abstract type(data: string): void;
+  abstract close(): Promise<void>;
+  abstract get extensions(): string;
 
   reset(): void {
     this.bytes = 0;
     this.redraws = 0;
     this.frames = 0;
-    this.first = 0;
     this.last = 0;
+  }
+
+  protected output(chunk: Buffer): void {
+    if (!this.seenMarker) {
+      this.seenMarker = chunk.includes(MARKER);
+      if (this.seenMarker) this.markReady();
+      return;
+    }
+    this.last = performance.now();
+    this.bytes += chunk.length;
+    this.frames++;
+    this.onOutput?.(chunk);
+  }
+
+  protected end(): void {
+    this.ended = true;
+    this.onEnd?.();
   }
 }
 
-let viewers: Viewer[] = [];
-let echoer: Echoer | null = null;
+class AgentBridgeClient extends Client {
+  private readonly ws: WebSocket;
+  private screens = 0;
 
-async function attach(command: Extract<Command, { cmd: 'attach' }>): Promise<Reply> {
-  viewers = Array.from(
-    { length: command.viewers },
-    () => new Viewer(command.url, command.token, command.sessionId),
-  );
-  await Promise.all(viewers.map((v) => v.ready));
-  for (const viewer of viewers) viewer.reset(); // nothing counts before the key
-  const first = viewers[0]!;
-  echoer = new Echoer((data) => first.ws.send(JSON.stringify({ type: 'input', data })));
-  first.onBinary = (chunk) => echoer?.feed(chunk);
-  return { type: 'attached', extensions: first.ws.extensions };
+  constructor(url: string, token: string, sessionId: string) {
+    super();
+    this.ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws/terminal/${sessionId}`, {
+      headers: { authorization: `Bearer ${token}`, origin: url },
+    });
+    this.ws.on('error', (error) => this.fail(error));
+    this.ws.on('unexpected-response', (_request, response) =>
+      this.fail(new Error(`websocket refused: ${response.statusCode}`)),
+    );
+    this.ws.on('message', (data, isBinary) => {
+      if (isBinary) return this.output(data as Buffer);
+      const message = JSON.parse(String(data)) as { type: string; data?: string };
+      if (message.type === 'screen') {
+        // The first screen is the attach; another one is a redraw after the server skipped our backlog.
+        if (this.screens++ > 0) this.redraws++;
+        else if (message.data?.includes(MARKER)) this.output(Buffer.from(MARKER));
+      }
+      if (message.type === 'exit') this.end();
+    });
+  }
+
+  get extensions(): string {
+    return this.ws.extensions;
+  }
+
+  type(data: string): void {
+    this.ws.send(JSON.stringify({ type: 'input', data }));
+  }
+
+  close(): Promise<void> {
+    return closeWs(this.ws);
+  }
 }
 
-async function stream(timeoutMs: number): Promise<Reply> {
-  const cpu = process.cpuUsage();
-  const allExited = new Promise<void>((resolve) => {
-    const check = () => viewers.every((v) => v.exited) && resolve();
-    for (const viewer of viewers) viewer.onExit = check;
+/** wetty's browser client: socket.io, `resize` first, output as `data` strings, `commit` every 256 KiB read. */
+class WettyClient extends Client {
+  private readonly socket: Socket;
+  private uncommitted = 0;
+
+  constructor(url: string) {
+    super();
+    this.socket = io(url, { path: '/wetty/socket.io', transports: ['websocket'], forceNew: true });
+    this.socket.on('connect', () => this.socket.emit('resize', { cols: 120, rows: 40 }));
+    this.socket.on('connect_error', (error) => this.fail(error));
+    this.socket.on('data', (data: string) => {
+      const chunk = Buffer.from(data, 'utf8');
+      this.uncommitted += data.length;
+      // Flow control as wetty's client does it: the server pauses the program at 2 MB unacknowledged.
+      if (this.uncommitted >= 262_144) {
+        this.uncommitted -= 262_144;
+        this.socket.emit('commit', 262_144);
+      }
+      this.output(chunk);
+    });
+    this.socket.on('logout', () => this.end());
+  }
+
+  get extensions(): string {
+    return 'socket.io';
+  }
+
+  type(data: string): void {
+    this.socket.emit('input', data);
+  }
+
+  async close(): Promise<void> {
+    this.socket.close();
+  }
+}
+
+/** ttyd's browser client: WebSocket subprotocol `tty`, a JSON hello, then messages tagged by a first byte. */
+class TtydClient extends Client {
+  private readonly ws: WebSocket;
+
+  constructor(url: string) {
+    super();
+    this.ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`, ['tty']);
+    this.ws.on('open', () =>
+      this.ws.send(Buffer.from(JSON.stringify({ AuthToken: '', columns: 120, rows: 40 }))),
+    );
+    this.ws.on('error', (error) => this.fail(error));
+    this.ws.on('message', (data) => {
+      const message = data as Buffer;
+      if (message[0] === 0x30) this.output(message.subarray(1)); // '0': output
+    });
+    this.ws.on('close', () => this.end());
+  }
+
+  get extensions(): string {
+    return this.ws.extensions;
+  }
+
+  type(data: string): void {
+    this.ws.send(Buffer.concat([Buffer.from('0'), Buffer.from(data)]));
+  }
+
+  close(): Promise<void> {
+    return closeWs(this.ws);
+  }
+}
+
+function closeWs(ws: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    if (ws.readyState === WebSocket.CLOSED) return resolve();
+    ws.on('close', () => resolve());
+    ws.close();
   });
-  viewers[0]!.ws.send(JSON.stringify({ type: 'input', data: '\r' }));
+}
+
+let clients: Client[] = [];
+let echoer: Echoer | null = null;
+
+function client(command: Extract<Command, { cmd: 'attach' }>): Client {
+  if (command.peer === 'wetty') return new WettyClient(command.url);
+  if (command.peer === 'ttyd') return new TtydClient(command.url);
+  return new AgentBridgeClient(command.url, command.token!, command.sessionId!);
+}
+
+async function attach(command: Extract<Command, { cmd: 'attach' }>): Promise<Reply> {
+  clients = Array.from({ length: command.viewers }, () => client(command));
+  await Promise.all(clients.map((c) => c.ready));
+  for (const c of clients) c.reset(); // nothing counts before the line
+  return { type: 'attached', extensions: clients[0]!.extensions };
+}
+
+/** agent-bridge's viewers share one session: one of them types; a peer's clients each type into their own. */
+async function stream(line: string, timeoutMs: number): Promise<Reply> {
+  const cpu = process.cpuUsage();
+  const allEnded = new Promise<void>((resolve) => {
+    const check = () => clients.every((c) => c.ended) && resolve();
+    for (const c of clients) c.onEnd = check;
+  });
+  const shared = clients[0] instanceof AgentBridgeClient;
+  const typedAt = performance.now();
+  for (const c of shared ? clients.slice(0, 1) : clients) c.type(line);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([allExited, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  await Promise.race([allEnded, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
+  // wetty says `logout` before its last output (it gathers output for 2 ms): take what still comes.
+  await new Promise((resolve) => setTimeout(resolve, 100));
   const used = process.cpuUsage(cpu);
-  const received = viewers.filter((v) => v.bytes > 0);
-  const first = Math.min(...received.map((v) => v.first));
-  const last = Math.max(...received.map((v) => v.last));
+  const received = clients.filter((c) => c.bytes > 0);
   return {
     type: 'streamed',
-    bytes: viewers.map((v) => v.bytes),
-    redrawn: viewers.map((v) => v.redraws > 0),
-    ms: received.length > 0 ? last - first : Number.NaN,
+    bytes: clients.map((c) => c.bytes),
+    redrawn: clients.map((c) => c.redraws > 0),
+    ms: received.length > 0 ? Math.max(...received.map((c) => c.last)) - typedAt : Number.NaN,
     cpuMs: (used.user + used.system) / 1000,
-    exited: viewers.filter((v) => v.exited).length,
-    frames: viewers[0]!.frames,
+    exited: clients.filter((c) => c.ended).length,
+    frames: clients[0]!.frames,
   };
 }
 
+/** The first client types `line` (its terminal turns to echo mode) and waits for `marker`. */
+async function echoMode(line: string, marker: string): Promise<Reply> {
+  const first = clients[0]!;
+  await new Promise<void>((resolve) => {
+    first.onOutput = (chunk) => chunk.includes(marker) && resolve();
+    first.type(line);
+  });
+  echoer = new Echoer((data) => first.type(data));
+  first.onOutput = (chunk) => echoer?.feed(chunk);
+  return { type: 'ready' };
+}
+
 async function close(): Promise<Reply> {
-  await Promise.all(
-    viewers.map(
-      (v) =>
-        new Promise<void>((resolve) => {
-          if (v.ws.readyState === WebSocket.CLOSED) return resolve();
-          v.ws.on('close', () => resolve());
-          v.ws.close();
-        }),
-    ),
-  );
-  viewers = [];
+  await Promise.all(clients.map((c) => c.close()));
+  clients = [];
   echoer = null;
   return { type: 'closed' };
 }
@@ -153,9 +274,11 @@ async function handle(command: Command): Promise<Reply> {
     case 'attach':
       return attach(command);
     case 'stream':
-      return stream(command.timeoutMs);
+      return stream(command.line, command.timeoutMs);
+    case 'echo-mode':
+      return echoMode(command.line, command.marker);
     case 'echo':
-      if (!echoer) throw new Error('no viewer attached');
+      if (!echoer) throw new Error('no client in echo mode');
       return { type: 'echoed', ms: await echoer.sample(command.char) };
     case 'close':
       return close();

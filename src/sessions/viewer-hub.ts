@@ -6,6 +6,11 @@ import { SizeArbiter, type CellSize } from './viewer-sizes.js';
 /** Output gathered for viewers at most this long, or this much, before it goes out as one frame. */
 export const VIEWER_BATCH_MS = 2;
 export const VIEWER_BATCH_BYTES = 64 * 1024;
+/**
+ * Output goes out at once, in the turn it was read, while less than this went out in the current
+ * VIEWER_BATCH_MS window: keystroke echoes and small redraws are never held; only a burst is gathered.
+ */
+export const INTERACTIVE_BYTES = 16 * 1024;
 
 /** One viewer's hold on the terminal: what it types, the size that fits it, and leaving. */
 export interface ViewerSeat {
@@ -21,15 +26,16 @@ export interface ViewerSeat {
 /**
  * Sends one terminal's output to all its browser viewers: one subscription per terminal, and output read
  * close together sent as one frame (one ~4 KB frame per read per viewer cost most of the server's time).
- * A keystroke's echo after a quiet spell goes out at once. One viewer drives the terminal's size
- * (viewer-sizes.ts); read-only viewers only watch.
+ * Every viewer gets the same buffer. Echoes and small output go out at once; only a burst is gathered. One
+ * viewer drives the terminal's size (viewer-sizes.ts); read-only viewers only watch.
  */
 export class ViewerHub {
   private readonly viewers = new Set<TerminalViewer>();
   private readonly sizes: SizeArbiter<TerminalViewer>;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  private lastSent = 0;
+  private windowStart = 0;
+  private windowBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
@@ -77,8 +83,12 @@ export class ViewerHub {
 
   private output(chunk: Buffer): void {
     const now = performance.now();
-    if (this.pendingBytes === 0 && now - this.lastSent >= VIEWER_BATCH_MS) {
-      this.send(chunk, now);
+    if (now - this.windowStart >= VIEWER_BATCH_MS) {
+      this.windowStart = now;
+      this.windowBytes = 0;
+    }
+    if (this.pendingBytes === 0 && this.windowBytes + chunk.length <= INTERACTIVE_BYTES) {
+      this.send(chunk);
       return;
     }
     this.pending.push(chunk);
@@ -87,18 +97,19 @@ export class ViewerHub {
     else this.timer ??= setTimeout(() => this.flush(), VIEWER_BATCH_MS);
   }
 
-  private flush(): void {
+  /** Sends what is gathered now. */
+  flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pendingBytes === 0) return;
     const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     this.pending = [];
     this.pendingBytes = 0;
-    this.send(data, performance.now());
+    this.send(data);
   }
 
-  private send(data: Buffer, now: number): void {
-    this.lastSent = now;
+  private send(data: Buffer): void {
+    this.windowBytes += data.length;
     for (const viewer of this.viewers) viewer.output(data);
   }
 

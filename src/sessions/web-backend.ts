@@ -283,6 +283,9 @@ export class SessionsWebBackend implements WebBackend {
     const firstPrompt = firstPromptOf(session, this.options.store);
     const redraw = async () => {
       await terminal.screen.catchUp();
+      // Output still gathered for the viewers is in this screen already: it goes out first (and is skipped by
+      // the viewer being redrawn), never again after the screen.
+      this.hubs.get(sessionId)?.flush();
       return terminal.screen.serialize();
     };
     const screen = await redraw();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startWebServer } from '../../src/channels/web/web-server.js';
+import { LAG_LIMIT_BYTES } from '../../src/channels/web/web-sockets.js';
 import { systemClock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
@@ -157,6 +158,49 @@ describe('web UI API and live terminals', () => {
     );
     ws.close();
     second.ws.close();
+  });
+
+  it('skips a viewer that stopped reading to the current screen once it drains; the others get every byte', async () => {
+    // Far more than LAG_LIMIT_BYTES, then a last line, then silence: the stalled viewer must still see it.
+    const bytes = 4 * LAG_LIMIT_BYTES;
+    const script = `stty -echo; IFS= read -r x; head -c ${bytes} /dev/zero | tr '\\0' a; printf '\\nlast line\\n'; sleep 30`;
+    const started = (await (
+      await api('/api/sessions', {
+        method: 'POST',
+        body: JSON.stringify({ agent: 'custom', cwd: dir, args: ['sh', '-c', script] }),
+      })
+    ).json()) as { id: string };
+    const headers = { ...auth, origin: server.url };
+    const steady = socket(`/ws/terminal/${started.id}`, headers);
+    const stalled = socket(`/ws/terminal/${started.id}`, headers);
+    await waitFor('both attached', () => steady.frames.length >= 2 && stalled.frames.length >= 2);
+    // The stalled one reads nothing: a background tab. Its kernel buffers fill, then the server's queue.
+    (stalled.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+    steady.ws.send(JSON.stringify({ type: 'input', data: '\r' }));
+    const received = () =>
+      steady.frames.reduce<number>((sum, f) => sum + (Buffer.isBuffer(f) ? f.length : 0), 0);
+    await waitFor('every byte at the steady viewer', () => received() >= bytes + '\r\nlast line\r\n'.length, {
+      timeoutMs: 60_000,
+    });
+    expect(
+      steady.frames
+        .filter((f) => Buffer.isBuffer(f))
+        .map(String)
+        .join(''),
+    ).toMatch(/^a+\r\nlast line\r\n$/);
+    (stalled.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await waitFor(
+      'the stalled viewer redrawn with the current screen',
+      () =>
+        stalled.frames
+          .slice(2)
+          .some((f) => typeof f === 'string' && f.includes('"screen"') && f.includes('last line')),
+      { timeoutMs: 60_000 },
+    );
+    const got = stalled.frames.reduce<number>((sum, f) => sum + (Buffer.isBuffer(f) ? f.length : 0), 0);
+    expect(got).toBeLessThan(bytes);
+    steady.ws.close();
+    stalled.ws.close();
   });
 
   it('closes a socket that sends an oversized frame', async () => {

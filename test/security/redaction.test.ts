@@ -100,6 +100,29 @@ describe('secrets on a terminal', () => {
   });
 });
 
+describe('secrets at the top of the screen', () => {
+  it.each(SCREEN)(
+    'stay hidden when their line began far above, a long line in the scrollback: %s',
+    async (line) => {
+      // A long line (a log blob) wraps over hundreds of rows; the secret's row is cut by the top of the screen.
+      const cols = 40;
+      const rows = 10;
+      const filler = 'lorem ipsum dolor sit amet '.repeat(2_000);
+      const screen = new ScreenModel({ cols, rows, clock: new FakeClock() });
+      // The text after the secret fills the screen but for a few columns up to two rows: the top rows show
+      // the secret's tail while its start, and the line's, are rows above.
+      for (let after = (rows - 2) * cols; after < rows * cols; after += 9) {
+        const tail = ' and more'.repeat(Math.ceil(after / 9)).slice(0, after);
+        screen.feed(Buffer.from('\x1b[2J\x1b[3J\x1b[H' + filler + line + tail));
+        await screen.catchUp();
+        expect(leaks(screen.snapshot().text)).toEqual([]);
+        expect(leaks(screen.tail(rows + 5).join('\n'))).toEqual([]);
+      }
+      screen.dispose();
+    },
+  );
+});
+
 describe('secrets from hooks and everywhere else', () => {
   it('are redacted at the store: messages for chats, prompts, typed text, nested audit fields', () => {
     store = tempStore();

@@ -73,13 +73,39 @@ describe('asciicast v2 writer', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('never overwrites an existing recording', async () => {
+  it('never overwrites an existing recording, and says the recording stopped', async () => {
     const file = path.join(dir, 'd.cast');
     await new AsciicastWriter(file, { width: 1, height: 1, timestamp: 0 }).close();
-    const again = new AsciicastWriter(file, { width: 2, height: 2, timestamp: 0 });
+    const stopped: Error[] = [];
+    const again = new AsciicastWriter(file, { width: 2, height: 2, timestamp: 0 }, new FakeClock(), (e) =>
+      stopped.push(e),
+    );
     again.output(Buffer.from('lost'));
     await again.close();
     expect(lines(file)[0]).toMatchObject({ width: 1 });
+    expect(stopped.map((e) => (e as { code?: string }).code)).toEqual(['EEXIST']);
+  });
+
+  it('records every byte of a long mixed stream, split anywhere, as the text it decodes to', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'long.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, clock);
+    const text = Array.from({ length: 20_000 }, (_, i) => `line ${i} é✳ "q" \\ \x1b[3${i % 8}m\t\r\n`).join(
+      '',
+    );
+    const bytes = Buffer.from(text, 'utf8');
+    // Reads split characters and escapes anywhere; batches close at their size or after their time.
+    for (let at = 0, i = 0; at < bytes.length; i++) {
+      const size = 1 + ((i * 7919) % 5000);
+      writer.output(bytes.subarray(at, at + size));
+      at += size;
+      if (i % 13 === 0) clock.advance(RECORD_BATCH_MS);
+    }
+    await writer.close();
+    const events = lines(file).slice(1) as Array<[number, string, string]>;
+    expect(events.map((e) => e[2]).join('')).toBe(text);
+    const times = events.map((e) => e[0]);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
   it('is listed with its start time, duration and command', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEventListener } from '../../src/core/events.js';
 import type { TerminalSession } from '../../src/drivers/terminal/terminal-session.js';
-import { VIEWER_BATCH_BYTES, ViewerHub } from '../../src/sessions/viewer-hub.js';
+import { INTERACTIVE_BYTES, VIEWER_BATCH_BYTES, ViewerHub } from '../../src/sessions/viewer-hub.js';
 import type { SizeInfo } from '../../src/sessions/viewer-sizes.js';
 
 function fakeTerminal() {
@@ -51,20 +51,22 @@ function sizedHub() {
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('viewer hub', () => {
-  it('sends an echo after a quiet spell at once, and gathers a burst into few frames for every viewer', async () => {
+  it('sends echoes and small output at once, even close together, and gathers a burst into few frames', async () => {
     const { terminal, emit } = fakeTerminal();
     const hub = new ViewerHub(terminal, noResize, () => {});
     const a = viewer();
     const b = viewer();
     hub.add(a);
     hub.add(b);
-    await tick(5);
     emit('x');
-    expect(a.frames).toEqual(['x']);
-    for (let i = 0; i < 50; i++) emit('chunk ');
+    emit('y');
+    expect(a.frames).toEqual(['x', 'y']);
+    const chunk = 'c'.repeat(1024);
+    for (let i = 0; i < 200; i++) emit(chunk);
     await tick(10);
-    expect(a.frames.join('')).toBe('x' + 'chunk '.repeat(50));
-    expect(a.frames.length).toBeLessThan(5);
+    expect(a.frames.join('')).toBe('xy' + chunk.repeat(200));
+    // What fits INTERACTIVE_BYTES went at once, one frame per chunk; the rest of the burst in a few frames.
+    expect(a.frames.length).toBeLessThan(2 + INTERACTIVE_BYTES / 1024 + 10);
     expect(b.frames).toEqual(a.frames);
   });
 

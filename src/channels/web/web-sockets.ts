@@ -23,9 +23,12 @@ export async function registerSockets(server: FastifyInstance, backend: WebBacke
 /** The terminal's process went away without an exit (an `agent-bridge run` that ended): the page looks again. */
 export const TERMINAL_GONE = 4410;
 
-/** A viewer this far behind (a background tab, a slow link) is skipped, then redrawn once it caught up. */
+/**
+ * Backpressure per viewer: one this far behind (a background tab, a slow phone) is sent nothing more; once what
+ * it was sent has gone out, it gets the screen as it is then and goes on from there. The others, and the
+ * agent, never wait for it.
+ */
 export const LAG_LIMIT_BYTES = 4 * 1024 * 1024;
-const CAUGHT_UP_BYTES = 256 * 1024;
 
 async function attachTerminal(
   socket: WebSocket,
@@ -34,25 +37,20 @@ async function attachTerminal(
   readOnly: boolean,
 ): Promise<void> {
   let lagging = false;
-  let redrawing = false;
   // Frames about the size wait for hello and the screen: the viewer is told its role on joining.
   let greeted = false;
   let sizeBeforeHello: object | null = null;
+  // Output is framed as it comes (binary, the same buffer for every viewer: nothing re-encoded per viewer).
   const attachment = await backend.attach(
     sessionId,
     {
       output: (data) => {
-        if (socket.readyState !== socket.OPEN) return;
-        if (!lagging && socket.bufferedAmount > LAG_LIMIT_BYTES) lagging = true;
-        if (!lagging) return void socket.send(data, { binary: true });
-        if (redrawing || socket.bufferedAmount > CAUGHT_UP_BYTES) return;
-        // Caught up: the screen now is what it would have seen; skip the backlog.
-        redrawing = true;
-        void attachment?.redraw().then((screen) => {
-          sendJson(socket, { type: 'screen', data: screen });
-          lagging = false;
-          redrawing = false;
-        });
+        if (socket.readyState !== socket.OPEN || lagging) return;
+        if (socket.bufferedAmount <= LAG_LIMIT_BYTES) return void socket.send(data, { binary: true });
+        lagging = true;
+        // A ping goes out after everything queued: its callback says the backlog has left, even if the agent
+        // printed nothing since.
+        socket.ping(undefined, false, (error) => void (error ? undefined : skipAhead()));
       },
       exit: (info) => sendJson(socket, { type: 'exit', ...info }),
       closed: () => socket.close(TERMINAL_GONE, 'the terminal went away'),
@@ -63,6 +61,12 @@ async function attachTerminal(
     },
     { readOnly },
   );
+  const skipAhead = async () => {
+    const screen = await attachment!.redraw();
+    if (socket.readyState !== socket.OPEN) return;
+    sendJson(socket, { type: 'screen', data: screen });
+    lagging = false;
+  };
   if (!attachment) {
     socket.close(4404, 'no such live session');
     return;

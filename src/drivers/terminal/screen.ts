@@ -8,10 +8,27 @@ import { redactWrappedRows } from '../../core/redact.js';
 // The CommonJS build loads about 3x faster than the ESM one (measured: 12 ms against 40 ms).
 const { Terminal } = createRequire(import.meta.url)('@xterm/headless') as typeof XTermHeadless;
 
-/** Output is parsed once it pauses this long: a prompt is on screen only once output stops. */
+/** The screen settles (the detector looks) once output paused this long: a prompt shows only once it stops. */
 export const SCREEN_SETTLE_MS = 8;
+/**
+ * A pause this long is a quiet moment: what is pending is parsed then, in slices, while output stays paused,
+ * so the settle finds little left to parse (a prompt after a burst is not held up by the burst's backlog).
+ */
+export const QUIET_PARSE_MS = 1;
+/**
+ * The first slice of a quiet moment is small, and each next one of the same moment four times larger, up to
+ * the last size: a hiccup in a stream (the writer descheduled for a millisecond) costs a 4 KiB parse, a real
+ * pause gets through the backlog in a few slices; output that resumes waits at most one slice (~1 ms).
+ */
+export const PARSE_SLICE_BYTES = [4 * 1024, 16 * 1024, 64 * 1024] as const;
 /** Bytes kept unparsed during a burst; older ones are skipped (full-screen apps redraw, so the model heals). */
 export const MAX_PENDING_BYTES = 256 * 1024;
+/**
+ * How far above and below the rows read a wrapped line is followed for redaction: a secret longer than
+ * this is still hidden by the part of it inside the window. Without a bound, one long line in the
+ * scrollback (a minified file, a log blob) made every read of the screen walk and redact all of it.
+ */
+const REDACT_CONTEXT_CHARS = 16 * 1024;
 export const DEFAULT_SCROLLBACK = 1000;
 
 export interface ScreenSnapshot {
@@ -43,6 +60,7 @@ export class ScreenModel {
   private skipped = 0;
   private lastFeedAt = 0;
   private timer: TimerHandle | null = null;
+  private timerAt = 0;
   private parsing: Promise<void> | null = null;
   private title = '';
   private serializer: { serialize(options?: { scrollback?: number }): string } | null = null;
@@ -52,6 +70,13 @@ export class ScreenModel {
   /** A parse in flight may end after dispose(): nobody is told about a disposed screen. */
   private disposed = false;
   private lastSnapshot: ScreenSnapshot | null = null;
+  /** The last snapshot and the parse it was read after: reads between two parses cost nothing. */
+  private cached: { snapshot: ScreenSnapshot; version: number } | null = null;
+  private version = 0;
+  /** A slice of the backlog is being parsed in a quiet moment. */
+  private slicing = false;
+  /** Slices parsed in this quiet moment (new output starts a new one). */
+  private slicesThisQuiet = 0;
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
     this.clock = options.clock ?? systemClock;
@@ -72,7 +97,13 @@ export class ScreenModel {
     this.pendingBytes += chunk.length;
     if (this.pendingBytes > MAX_PENDING_BYTES) this.skipOldest();
     this.lastFeedAt = this.clock.now();
-    this.timer ??= this.clock.after(SCREEN_SETTLE_MS, () => this.onQuietCheck());
+    this.slicesThisQuiet = 0;
+    // A settle check due later would leave this output unparsed through the quiet moment after it.
+    if (this.timer && this.timerAt > this.lastFeedAt + QUIET_PARSE_MS) {
+      this.timer.cancel();
+      this.timer = null;
+    }
+    this.checkIn(QUIET_PARSE_MS);
   }
 
   /** Called once each time the screen has caught up with paused output. */
@@ -96,18 +127,27 @@ export class ScreenModel {
 
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
+    this.version++;
   }
 
-  private async parsePending(): Promise<void> {
-    if (this.parsing) await this.parsing;
-    if (this.pending.length === 0) return;
-    const data = Buffer.concat(this.pending);
-    this.pending = [];
-    this.pendingBytes = 0;
+  /** Hands up to `limit` pending bytes (all when absent) to xterm; the promise ends when they are parsed. */
+  private parse(limit = Infinity): Promise<void> {
+    let data: Buffer;
+    if (this.pendingBytes <= limit) {
+      data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+      this.pending = [];
+      this.pendingBytes = 0;
+    } else {
+      const all = Buffer.concat(this.pending);
+      data = all.subarray(0, limit);
+      this.pending = [all.subarray(limit)];
+      this.pendingBytes -= limit;
+    }
     this.parsing = new Promise<void>((resolve) => this.terminal.write(data, resolve)).finally(() => {
+      this.version++;
       this.parsing = null;
     });
-    await this.parsing;
+    return this.parsing;
   }
 
   /** Parses everything queued so far. */
@@ -117,18 +157,20 @@ export class ScreenModel {
         await this.parsing;
         continue;
       }
-      const data = Buffer.concat(this.pending);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.parsing = new Promise<void>((resolve) => this.terminal.write(data, resolve)).finally(() => {
-        this.parsing = null;
-      });
+      void this.parse();
     }
   }
 
   snapshot(): ScreenSnapshot {
     // After dispose() the screen is what it was last (late readers must not touch a disposed terminal).
-    if (this.lastSnapshot) return { ...this.lastSnapshot, lines: [...this.lastSnapshot.lines] };
+    const kept = this.lastSnapshot ?? (this.cached?.version === this.version ? this.cached.snapshot : null);
+    if (kept) return { ...kept, lines: [...kept.lines], skippedBytes: this.skipped };
+    const snapshot = this.readSnapshot();
+    this.cached = { snapshot, version: this.version };
+    return { ...snapshot, lines: [...snapshot.lines] };
+  }
+
+  private readSnapshot(): ScreenSnapshot {
     const buffer = this.terminal.buffer.active;
     const lines = this.readRows(buffer.viewportY, buffer.viewportY + this.terminal.rows);
     return {
@@ -202,10 +244,11 @@ export class ScreenModel {
    */
   private readRows(start: number, end: number): string[] {
     const buffer = this.terminal.buffer.active;
+    const reach = Math.ceil(REDACT_CONTEXT_CHARS / this.terminal.cols);
     let from = start;
-    while (from > 0 && buffer.getLine(from)?.isWrapped) from--;
+    while (from > 0 && from > start - reach && buffer.getLine(from)?.isWrapped) from--;
     let to = end;
-    while (to < buffer.length && buffer.getLine(to)?.isWrapped) to++;
+    while (to < buffer.length && to < end + reach && buffer.getLine(to)?.isWrapped) to++;
     const rows: string[] = [];
     const continues: boolean[] = [];
     for (let i = from; i < to; i++) {
@@ -253,18 +296,39 @@ export class ScreenModel {
     }
   }
 
+  /**
+   * Runs while output is paused: after QUIET_PARSE_MS the backlog is parsed a slice at a time, each slice
+   * only while output stays paused (a single pause in a stream never makes the model parse the rest of it:
+   * the relay must not wait for it); after SCREEN_SETTLE_MS of quiet with nothing left, the screen settles.
+   */
   private onQuietCheck(): void {
     this.timer = null;
+    if (this.slicing || this.disposed) return; // the slice in flight looks again when it is done
     const quietFor = this.clock.now() - this.lastFeedAt;
-    if (quietFor < SCREEN_SETTLE_MS) {
-      this.timer = this.clock.after(SCREEN_SETTLE_MS - quietFor, () => this.onQuietCheck());
-      return;
+    if (quietFor < QUIET_PARSE_MS) return this.checkIn(QUIET_PARSE_MS - quietFor);
+    if (this.pendingBytes > 0 || this.parsing) return void this.parseSlice();
+    if (quietFor < SCREEN_SETTLE_MS) return this.checkIn(SCREEN_SETTLE_MS - quietFor);
+    for (const listener of [...this.settleListeners]) listener(this);
+  }
+
+  private checkIn(ms: number): void {
+    if (this.timer) return;
+    this.timerAt = this.clock.now() + ms;
+    this.timer = this.clock.after(ms, () => this.onQuietCheck());
+  }
+
+  private async parseSlice(): Promise<void> {
+    this.slicing = true;
+    try {
+      if (this.parsing) await this.parsing;
+      const size = PARSE_SLICE_BYTES[Math.min(this.slicesThisQuiet++, PARSE_SLICE_BYTES.length - 1)]!;
+      if (this.pendingBytes > 0) await this.parse(size);
+    } finally {
+      this.slicing = false;
     }
-    // Parse what was pending at the pause, once: output that arrives meanwhile waits for the next pause, so a
-    // single pause in a stream never makes the model parse the rest of it (the relay must not wait for it).
-    void this.parsePending().then(() => {
-      if (this.pending.length === 0 && !this.timer && !this.disposed)
-        for (const listener of [...this.settleListeners]) listener(this);
+    // Look again on the next turn, once output that arrived meanwhile has been read (and re-armed the check).
+    setImmediate(() => {
+      if (!this.timer) this.onQuietCheck();
     });
   }
 }

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  MAX_PENDING_BYTES,
+  QUIET_PARSE_MS,
+  SCREEN_SETTLE_MS,
+  ScreenModel,
+} from '../../src/drivers/terminal/screen.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+let screen: ScreenModel | null = null;
+afterEach(() => screen?.dispose());
+
+function model(clock: FakeClock, cols = 80, rows = 24): ScreenModel {
+  screen = new ScreenModel({ cols, rows, clock });
+  return screen;
+}
+
+/** Lets xterm's parse (its own timers) and the model's next-turn looks run. */
+const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('screen model', () => {
+  it('parses output in the first quiet moment, and settles only after SCREEN_SETTLE_MS of quiet', async () => {
+    const clock = new FakeClock();
+    const screen = model(clock);
+    let settles = 0;
+    screen.onSettled(() => settles++);
+    screen.feed(Buffer.from('building\r\nContinue? (y/n) '));
+    expect(screen.snapshot().text.trim()).toBe('');
+    clock.advance(QUIET_PARSE_MS);
+    await vi.waitFor(() => expect(screen.snapshot().text).toContain('Continue? (y/n)'));
+    expect(settles).toBe(0);
+    clock.advance(SCREEN_SETTLE_MS - QUIET_PARSE_MS - 1);
+    await turns();
+    expect(settles).toBe(0);
+    clock.advance(1);
+    await turns();
+    expect(settles).toBe(1);
+  });
+
+  it('leaves output that keeps coming unparsed until it pauses', async () => {
+    const clock = new FakeClock();
+    const screen = model(clock);
+    for (let i = 0; i < 50; i++) {
+      screen.feed(Buffer.from(`line ${i}\r\n`));
+      clock.advance(QUIET_PARSE_MS / 2);
+      await turns();
+    }
+    expect(screen.snapshot().text.trim()).toBe('');
+    clock.advance(QUIET_PARSE_MS);
+    await vi.waitFor(() => expect(screen.snapshot().text).toContain('line 49'));
+  });
+
+  it('skips nothing of a long stream that pauses briefly, parsing it a slice at a time', async () => {
+    const clock = new FakeClock();
+    const screen = model(clock);
+    const row = (i: number) =>
+      `\x1b[${(i % 23) + 1};1H\x1b[3${i % 8}mrow ${i}`.padEnd(60, '.') + '\x1b[0m\x1b[K';
+    let i = 0;
+    // Four times the backlog the model keeps, in 64 KiB writes, each followed by a pause of 1 ms.
+    for (let written = 0; written < 4 * MAX_PENDING_BYTES;) {
+      let chunk = '';
+      while (chunk.length < 64 * 1024) chunk += row(i++);
+      screen.feed(Buffer.from(chunk));
+      written += chunk.length;
+      clock.advance(QUIET_PARSE_MS);
+      await vi.waitFor(() => expect(screen.snapshot().text).toContain(`row ${i - 1}.`));
+    }
+    expect(screen.snapshot().skippedBytes).toBe(0);
+  });
+
+  it('reads the same screen again for nothing until more output is parsed', async () => {
+    const clock = new FakeClock();
+    const screen = model(clock);
+    screen.feed(Buffer.from('one'));
+    await screen.catchUp();
+    const first = screen.snapshot();
+    first.lines[0] = 'changed by the caller';
+    expect(screen.snapshot().lines[0]).toBe('one');
+    screen.feed(Buffer.from(' two'));
+    expect(screen.snapshot().text.trim()).toBe('one');
+    await screen.catchUp();
+    expect(screen.snapshot().text.trim()).toBe('one two');
+  });
+});
