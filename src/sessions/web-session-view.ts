@@ -15,6 +15,8 @@ export interface Reach {
   startedHere: boolean;
   /** `agent-bridge run` shares its screen on a socket this server trusts. */
   shared: boolean;
+  /** This server keeps its conversation (a structured session it runs, or ran lately). */
+  conversation: boolean;
 }
 
 /** What people call a session: the name they gave it, else what they first asked of it, else agent and folder. */
@@ -52,6 +54,7 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     pendingPrompts,
     runsIn,
     live: running && runsIn !== 'elsewhere' && hasScreen,
+    conversation: reach.conversation,
     canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
     canStop: running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
     // A custom command's arguments are known only to the server that started it.
