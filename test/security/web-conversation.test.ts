@@ -29,20 +29,7 @@ const turnsLog = () => path.join(world.dir, 'fake-acp-prompts.log');
 const inputs = () =>
   (world.store.db.prepare('SELECT COUNT(*) AS n FROM session_inputs').get() as { n: number }).n;
 
-function post(target: string, body: string, extra: string[]) {
-  return rawRequest(
-    world.port,
-    [
-      `POST ${target} HTTP/1.1`,
-      `Host: ${world.host}`,
-      'Connection: close',
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      ...extra,
-    ].join('\r\n'),
-    body,
-  );
-}
+const post = (target: string, body: string, extra: string[]) => world.rawPost(target, body, extra);
 
 const message = (text: unknown, extra = [bearer]) =>
   post(`/api/sessions/${session.id}/message`, JSON.stringify({ text }), extra);
