@@ -55,6 +55,11 @@ export class ConversationLog {
     return this.exit !== null;
   }
 
+  /** Busy with a turn, idle waiting for a message (exact: the protocol says when a turn starts and ends). */
+  get currentState(): ConversationState {
+    return this.state;
+  }
+
   snapshot(canSend: boolean): ConversationSnapshot {
     return {
       sessionId: this.sessionId,

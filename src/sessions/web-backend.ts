@@ -395,7 +395,7 @@ export class SessionsWebBackend implements WebBackend {
       live: this.options.live.get(record.id),
       startedHere: this.started.has(record.id),
       shared: this.sharedSocket(record) !== null,
-      conversation: this.conversations.get(record.id) !== undefined,
+      conversation: this.conversations.get(record.id)?.currentState ?? null,
     });
   }
 

@@ -125,11 +125,12 @@ const send = (id: string, text: string) =>
 describe('a structured session as a conversation', () => {
   it('a message from the page reaches it; its answer, a plan, a tool card, its diff and the footer arrive live', async () => {
     const session = await structuredSession();
-    const listed = (await (await api('/api/sessions')).json()) as Array<{
-      id: string;
-      conversation: boolean;
-    }>;
-    expect(listed.find((s) => s.id === session.id)).toMatchObject({ conversation: true, live: false });
+    const listed = async () =>
+      ((await (await api('/api/sessions')).json()) as Array<{ id: string; state: string }>).find(
+        (s) => s.id === session.id,
+      );
+    // Its protocol says when a turn runs: idle until it is sent something.
+    expect(await listed()).toMatchObject({ conversation: true, live: false, state: 'idle' });
     const { frames, ws } = watchConversation(session.id);
     await waitFor('the history', () => frames[0]);
     expect(frames[0]).toMatchObject({ type: 'history', entries: [], canSend: true, exit: null });
@@ -143,6 +144,10 @@ describe('a structured session as a conversation', () => {
     await waitFor('the usage', () =>
       frames.find((f) => f.type === 'status' && f.usage?.contextPercent === 21 && f.usage.costUsd === 0.12),
     );
+    await send(session.id, 'SLOW');
+    await waitFor('busy in the list', async () => (await listed())?.state === 'busy');
+    session.driver.interrupt();
+    await waitFor('idle again', async () => (await listed())?.state === 'idle');
     await send(session.id, 'WRITE:w.txt');
     await waitFor('its answer after the write', () =>
       entriesOf(frames).find((e) => e.kind === 'agent' && e.text === 'Wrote w.txt.'),
@@ -160,6 +165,7 @@ describe('a structured session as a conversation', () => {
         ],
       },
       { kind: 'agent', text: 'Planned.' },
+      { kind: 'person', text: 'SLOW' },
       { kind: 'person', text: 'WRITE:w.txt' },
       { kind: 'tool', tool: 'edit', text: 'Write w.txt', status: 'done' },
       { kind: 'diff', file: path.join(dir, 'w.txt'), proposed: false },
