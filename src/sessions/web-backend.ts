@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { agents, discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
+import type { ConversationUpdate, MessageResult } from '../channels/web/conversation-types.js';
 import type {
   AnswerResult,
   AttachOptions,
@@ -22,6 +23,7 @@ import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { AgentSession, BACKGROUND_SESSION } from './agent-session.js';
 import { answerPrompt } from './answer-prompt.js';
+import { Conversations } from './conversations.js';
 import { SessionFiles } from './files/session-files.js';
 import { firstPromptOf } from './first-prompt.js';
 import type { LiveSessions } from './live-sessions.js';
@@ -30,6 +32,7 @@ import { reapIfDead } from './session-liveness.js';
 import { attachRemote, stopRemote } from './share/remote-terminal.js';
 import { isTrustedSocket } from './share/share-socket.js';
 import { StoreWatcher } from './store-watcher.js';
+import { sendTextToSession, textOutcomeNotice } from './typed-text.js';
 import { ViewerHub } from './viewer-hub.js';
 import { sessionName, webSessionView } from './web-session-view.js';
 
@@ -68,9 +71,11 @@ export class SessionsWebBackend implements WebBackend {
   private readonly hubs = new Map<string, ViewerHub>();
   private closed = false;
   private readonly files: SessionFiles;
+  private readonly conversations: Conversations;
 
   constructor(private readonly options: WebBackendOptions) {
     this.files = new SessionFiles(options.store);
+    this.conversations = new Conversations(options.clock);
     this.watcher = new StoreWatcher(options.watchStore, options.clock, () => this.changed());
     this.watcher.start();
     options.live.onChange(() => {
@@ -321,6 +326,28 @@ export class SessionsWebBackend implements WebBackend {
     return () => this.listeners.delete(listener);
   }
 
+  conversation(sessionId: string) {
+    return this.conversations.get(sessionId)?.snapshot(this.takesMessages(sessionId)) ?? null;
+  }
+
+  watchConversation(sessionId: string, listener: (update: ConversationUpdate) => void) {
+    const log = this.conversations.get(sessionId);
+    if (!log) return null;
+    return { snapshot: log.snapshot(this.takesMessages(sessionId)), stop: log.subscribe(listener) };
+  }
+
+  sendMessage(sessionId: string, text: string, who: string): MessageResult {
+    const session = this.options.live.get(sessionId);
+    const log = this.conversations.get(sessionId);
+    if (!session || !log || !this.takesMessages(sessionId))
+      return { ok: false, status: 404, error: 'no such running session that takes messages from this page' };
+    const outcome = sendTextToSession(this.options.store, sessionId, text, who);
+    if (outcome.type === 'refused') return { ok: false, status: 400, error: outcome.reason };
+    log.sent(text, outcome.type);
+    session.poke();
+    return { ok: true, outcome: outcome.type, notice: textOutcomeNotice(outcome) };
+  }
+
   folders() {
     return this.files.folders();
   }
@@ -371,7 +398,14 @@ export class SessionsWebBackend implements WebBackend {
       live: this.options.live.get(record.id),
       startedHere: this.started.has(record.id),
       shared: this.sharedSocket(record) !== null,
+      conversation: this.conversations.get(record.id)?.currentState ?? null,
     });
+  }
+
+  /** A structured session of this process that still runs: a message from the page reaches it. */
+  private takesMessages(sessionId: string): boolean {
+    const session = this.options.live.get(sessionId);
+    return session !== undefined && session.terminal === null && !this.closed;
   }
 
   /** The socket `agent-bridge run` shares this session's screen on, when it is one this server may trust. */
@@ -385,6 +419,7 @@ export class SessionsWebBackend implements WebBackend {
     for (const session of this.options.live.all()) {
       if (this.watched.has(session)) continue;
       this.watched.add(session);
+      this.conversations.follow(session);
       session.on((event) => {
         if (event.type === 'status' && event.state && !this.closed) this.emit({ type: 'sessions' });
       });

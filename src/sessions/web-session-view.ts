@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { getAgent, isAgentId } from '../agents/registry.js';
 import type { SessionState, WebSession } from '../channels/web/backend.js';
+import type { ConversationState } from '../channels/web/conversation-types.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { AgentSession } from './agent-session.js';
 
@@ -15,6 +16,8 @@ export interface Reach {
   startedHere: boolean;
   /** `agent-bridge run` shares its screen on a socket this server trusts. */
   shared: boolean;
+  /** This server keeps its conversation (a structured session it runs, or ran lately), and its state. */
+  conversation: ConversationState | null;
 }
 
 /** What people call a session: the name they gave it, else what they first asked of it, else agent and folder. */
@@ -40,7 +43,7 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     label: record.label,
     cwd: record.cwd,
     host: record.host,
-    state: stateOf(record, pendingPrompts, reach.live, Boolean(spec?.screens.isIdle)),
+    state: stateOf(record, pendingPrompts, reach, Boolean(spec?.screens.isIdle)),
     startedAt: new Date(record.startedAt).toISOString(),
     ended: running
       ? null
@@ -52,6 +55,7 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     pendingPrompts,
     runsIn,
     live: running && runsIn !== 'elsewhere' && hasScreen,
+    conversation: reach.conversation !== null,
     canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
     canStop: running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
     // A custom command's arguments are known only to the server that started it.
@@ -63,17 +67,22 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
   };
 }
 
-/** Busy or idle only where it is known: a program whose screens agent-bridge cannot read is just running. */
+/**
+ * Busy or idle only where it is known: from the agent's screen, or its protocol (a structured session's turns);
+ * a program whose screens agent-bridge cannot read is just running.
+ */
 function stateOf(
   record: SessionRecord,
   pendingPrompts: number,
-  live: AgentSession | undefined,
+  reach: Reach,
   knowsIdle: boolean,
 ): SessionState {
   if (record.status !== 'active') return 'exited';
   if (pendingPrompts > 0) return 'waiting';
-  if (!live || !knowsIdle) return 'running';
-  return live.isIdle ? 'idle' : 'busy';
+  if (reach.live && reach.conversation && reach.conversation !== 'exited')
+    return reach.conversation === 'idle' ? 'idle' : 'busy';
+  if (!reach.live || !knowsIdle) return 'running';
+  return reach.live.isIdle ? 'idle' : 'busy';
 }
 
 function folderName(record: SessionRecord): string {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAnswer, parseStartSession } from '../../src/channels/web/api-bodies.js';
+import { parseAnswer, parseMessage, parseStartSession } from '../../src/channels/web/api-bodies.js';
 import { rawRequest } from '../support/raw-http.js';
 import { WEB_TOKEN, WebWorld } from '../support/web-world.js';
 
@@ -35,6 +35,16 @@ function isAnswerBody(value: unknown): boolean {
   );
 }
 
+/** Text a person may send an agent: within 10,000 characters, not blank, no controls but tab and line ends. */
+function isMessageBody(value: unknown): boolean {
+  if (!isPlainObject(value) || Object.keys(value).length !== 1 || typeof value.text !== 'string')
+    return false;
+  const { text } = value;
+  // eslint-disable-next-line no-control-regex -- controls (but tab, LF, CR) and bidi overrides are refused
+  const refused = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  return text.length <= 10_000 && text.trim() !== '' && !refused.test(text);
+}
+
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '\0', 'shell', 'a\0b'));
 const startLike = fc.record(
   {
@@ -49,7 +59,14 @@ const answerLike = fc.record(
   { answer: fc.oneof(text, fc.anything()), other: fc.anything() },
   { requiredKeys: [] },
 );
-const bodies = fc.oneof(startLike, answerLike, fc.anything(), fc.jsonValue());
+const messageLike = fc.record(
+  {
+    text: fc.oneof(text, fc.constantFrom(' ', '\t\n', 'ok\r\n', '\x1b[2J', '\u202e', 'a\x9b'), fc.anything()),
+    other: fc.anything(),
+  },
+  { requiredKeys: [] },
+);
+const bodies = fc.oneof(startLike, answerLike, messageLike, fc.anything(), fc.jsonValue());
 
 describe('web API bodies, parsed alone', () => {
   it('take exactly the documented start shape, and say what to fix in one line otherwise', () => {
@@ -76,6 +93,19 @@ describe('web API bodies, parsed alone', () => {
   });
 });
 
+describe('a message body, parsed alone', () => {
+  it('takes exactly the documented shape: text, not blank, without control or bidi-override characters', () => {
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const parsed = parseMessage(body);
+        expect(parsed.ok, JSON.stringify(body)).toBe(isMessageBody(body));
+        if (!parsed.ok) expect(parsed.error).toMatch(/^send \{ text: "\.\.\." \}[^\n]{0,400}$/);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('web API bodies, sent to the server', () => {
   let world: WebWorld;
   beforeAll(async () => {
@@ -93,7 +123,12 @@ describe('web API bodies, sent to the server', () => {
     await fc.assert(
       fc.asyncProperty(
         rawBodies,
-        fc.constantFrom('/api/sessions', '/api/prompts/nope/answer', '/api/sessions/nope/stop'),
+        fc.constantFrom(
+          '/api/sessions',
+          '/api/prompts/nope/answer',
+          '/api/sessions/nope/stop',
+          '/api/sessions/nope/message',
+        ),
         fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-8'),
         async (body, route, type) => {
           const response = await rawRequest(

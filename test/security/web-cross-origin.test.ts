@@ -18,21 +18,8 @@ afterEach(async () => world.close());
 const cookie = `Cookie: agent_bridge_token=${WEB_TOKEN}`;
 const bearer = `Authorization: Bearer ${WEB_TOKEN}`;
 
-async function post(target: string, body: unknown, extra: string[], host = world.host) {
-  const text = JSON.stringify(body);
-  return rawRequest(
-    world.port,
-    [
-      `POST ${target} HTTP/1.1`,
-      `Host: ${host}`,
-      'Connection: close',
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(text)}`,
-      ...extra,
-    ].join('\r\n'),
-    text,
-  );
-}
+const post = (target: string, body: unknown, extra: string[], host = world.host) =>
+  world.rawPost(target, JSON.stringify(body), extra, host);
 
 const startShell = () => ({ agent: 'custom', cwd: world.dir, args: ['bash', '--norc', '-i'] });
 

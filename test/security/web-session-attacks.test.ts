@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isTrustedSocket, prepareSharesDir, sharesDir } from '../../src/sessions/share/share-socket.js';
-import { rawRequest } from '../support/raw-http.js';
 import { WEB_TOKEN, WebWorld } from '../support/web-world.js';
 
 // Issue 15: what is new to reach, attacked. Renaming and resuming are writes like the others (a foreign Origin
@@ -18,22 +17,11 @@ afterEach(async () => world.close());
 
 const dataDir = () => path.join(world.dir, 'data');
 
-async function cookiePost(target: string, body: unknown, origin: string) {
-  const text = JSON.stringify(body);
-  return rawRequest(
-    world.port,
-    [
-      `POST ${target} HTTP/1.1`,
-      `Host: ${world.host}`,
-      'Connection: close',
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(text)}`,
-      `Cookie: agent_bridge_token=${WEB_TOKEN}`,
-      `Origin: ${origin}`,
-    ].join('\r\n'),
-    text,
-  );
-}
+const cookiePost = (target: string, body: unknown, origin: string) =>
+  world.rawPost(target, JSON.stringify(body), [
+    `Cookie: agent_bridge_token=${WEB_TOKEN}`,
+    `Origin: ${origin}`,
+  ]);
 
 describe('new writes from another origin', () => {
   it('refuses a rename or a resume carrying the cookie from a foreign page', async () => {

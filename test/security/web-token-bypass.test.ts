@@ -68,6 +68,7 @@ describe('the token cannot be skipped by how the path is written', () => {
       '/api/sessions/secret-session/files',
       '/api/sessions/secret-session/file?path=x',
       '/api/sessions/secret-session/changes',
+      '/api/sessions/secret-session/conversation',
     ]) {
       for (const target of spellings(route)) {
         const response = await rawRequest(world.port, [`GET ${target} HTTP/1.1`, ...headers()].join('\r\n'));
@@ -88,6 +89,7 @@ describe('the token cannot be skipped by how the path is written', () => {
       '/api/sessions/x/restart',
       '/api/sessions/x/resume',
       '/api/sessions/x/name',
+      '/api/sessions/x/message',
       '/api/prompts/x/answer',
     ];
     for (const route of routes) {
@@ -114,7 +116,12 @@ describe('the token cannot be skipped by how the path is written', () => {
   });
 
   it('opens no WebSocket through any spelling without the token', async () => {
-    for (const route of ['/ws/events', '/ws/terminal/some-session', '/ws/terminal/some-session?watch=1']) {
+    for (const route of [
+      '/ws/events',
+      '/ws/terminal/some-session',
+      '/ws/terminal/some-session?watch=1',
+      '/ws/conversation/some-session',
+    ]) {
       for (const target of spellings(route)) {
         const response = await rawRequest(
           world.port,

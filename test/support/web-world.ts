@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { rawRequest, type RawExchange } from './raw-http.js';
 
 export const WEB_TOKEN = 'test-token-1234567890abcdef';
 
@@ -82,6 +83,22 @@ export class WebWorld {
         ...(init.headers ?? {}),
       },
     });
+  }
+
+  /** A JSON POST written byte for byte, as an attacker would (raw-http.ts), with the headers given. */
+  rawPost(target: string, body: string, headers: string[], host = this.host): Promise<RawExchange> {
+    return rawRequest(
+      this.port,
+      [
+        `POST ${target} HTTP/1.1`,
+        `Host: ${host}`,
+        'Connection: close',
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        ...headers,
+      ].join('\r\n'),
+      body,
+    );
   }
 
   async json<T>(route: string, init: RequestInit = {}): Promise<T> {

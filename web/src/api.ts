@@ -1,5 +1,6 @@
 import type {
   AppConfig,
+  MessageResult,
   FolderChanges,
   FolderListing,
   FolderSuggestions,
@@ -82,6 +83,8 @@ export const api = {
   file: (id: string, path: string) =>
     request<TextFile>('GET', `/api/sessions/${seg(id)}/file?path=${seg(path)}`),
   changes: (id: string) => request<FolderChanges>('GET', `/api/sessions/${seg(id)}/changes`),
+  sendMessage: (id: string, text: string) =>
+    request<Extract<MessageResult, { ok: true }>>('POST', `/api/sessions/${seg(id)}/message`, { text }),
   prompts: () => request<Prompt[]>('GET', '/api/prompts'),
   answer: (id: string, answer: string) =>
     request<{ ok: true; summary: string }>('POST', `/api/prompts/${seg(id)}/answer`, { answer }),

@@ -9,6 +9,7 @@ import { inboxView } from './views/inbox.js';
 import { playerView } from './views/player-view.js';
 import { recordingsView } from './views/recordings.js';
 import { filesView } from './views/files.js';
+import { conversationView } from './views/conversation.js';
 import { sessionView } from './views/session.js';
 import { initToasts, keepPromptNotices, setNoticeContext } from './toast.js';
 
@@ -60,10 +61,12 @@ function show(route: Route): void {
   const section =
     route.name === 'recording'
       ? 'recordings'
-      : route.name === 'session' || route.name === 'files'
+      : route.name === 'session' || route.name === 'conversation' || route.name === 'files'
         ? 'dashboard'
         : route.name;
-  setNoticeContext({ inbox: route.name === 'inbox', sessionId: route.name === 'session' ? route.id : null });
+  // A session's own page shows its prompts already (the terminal's strip, the conversation's cards).
+  const shownHere = route.name === 'session' || route.name === 'conversation' ? route.id : null;
+  setNoticeContext({ inbox: route.name === 'inbox', sessionId: shownHere });
   for (const [name, link] of Object.entries(navLinks)) {
     if (name === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -84,13 +87,17 @@ function show(route: Route): void {
     case 'session':
       cleanup = sessionView(main, route.id);
       break;
+    case 'conversation':
+      cleanup = conversationView(main, route.id);
+      break;
     case 'files':
       cleanup = filesView(main, route.id);
       break;
   }
   updateTitle();
-  // A new view: focus its start, as a new page would (the terminal takes the focus itself).
-  if (shown && route.name !== 'session') main.focus({ preventScroll: false });
+  // A new view: focus its start, as a new page would (the terminal and the message box take it themselves).
+  if (shown && route.name !== 'session' && route.name !== 'conversation')
+    main.focus({ preventScroll: false });
   shown = true;
 }
 

@@ -1,4 +1,7 @@
-/** Hash routes: #/, #/inbox, #/recordings, #/recordings/<id>, #/session/<id>, #/session/<id>/files. */
+/**
+ * Hash routes: #/, #/inbox, #/recordings, #/recordings/<id>, #/session/<id> (its terminal),
+ * #/session/<id>/conversation (a structured session), #/session/<id>/files.
+ */
 
 export type Route =
   | { name: 'dashboard' }
@@ -6,6 +9,7 @@ export type Route =
   | { name: 'recordings' }
   | { name: 'recording'; id: string }
   | { name: 'session'; id: string }
+  | { name: 'conversation'; id: string }
   | { name: 'files'; id: string };
 
 export function parseRoute(hash: string): Route {
@@ -23,7 +27,10 @@ export function parseRoute(hash: string): Route {
   const [head, id, tail] = parts;
   if (head === 'inbox') return { name: 'inbox' };
   if (head === 'recordings') return id ? { name: 'recording', id } : { name: 'recordings' };
-  if (head === 'session' && id) return tail === 'files' ? { name: 'files', id } : { name: 'session', id };
+  if (head === 'session' && id) {
+    if (tail === 'files') return { name: 'files', id };
+    return tail === 'conversation' ? { name: 'conversation', id } : { name: 'session', id };
+  }
   return { name: 'dashboard' };
 }
 
@@ -39,6 +46,8 @@ export function href(route: Route): string {
       return `#/recordings/${encodeURIComponent(route.id)}`;
     case 'session':
       return `#/session/${encodeURIComponent(route.id)}`;
+    case 'conversation':
+      return `#/session/${encodeURIComponent(route.id)}/conversation`;
     case 'files':
       return `#/session/${encodeURIComponent(route.id)}/files`;
   }
@@ -46,4 +55,11 @@ export function href(route: Route): string {
 
 export function go(route: Route): void {
   location.hash = href(route);
+}
+
+/** Where a session is shown: its conversation (a structured session), else its terminal. */
+export function sessionRoute(session: { id: string; conversation: boolean; live: boolean }): Route {
+  return session.conversation && !session.live
+    ? { name: 'conversation', id: session.id }
+    : { name: 'session', id: session.id };
 }

@@ -15,6 +15,14 @@ export type {
 } from '../../src/channels/web/file-views.js';
 
 export type { ToolCard };
+export type {
+  ConversationEntry,
+  ConversationFrame,
+  ConversationSnapshot,
+  ConversationState,
+  MessageResult,
+} from '../../src/channels/web/conversation-types.js';
+export type { AgentUsage } from '../../src/core/events.js';
 export type { PromptChoice, PromptKind } from '../../src/core/events.js';
 export type Session = WebSession;
 export type SessionState = WebSession['state'];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textProblem } from '../../core/answer-text.js';
 
 /** The JSON bodies the web API takes (API.md), checked whole: an unknown key or a wrong type is a 400. */
 
@@ -35,9 +36,23 @@ const nameSession = z.strictObject({
     .nullable(),
 });
 
+const MAX_MESSAGE_CHARS = 10_000;
+/** A person's message for an agent: text (line breaks and tabs; no control or bidi-override characters). */
+const sendMessage = z.strictObject({
+  text: z
+    .string()
+    .max(MAX_MESSAGE_CHARS)
+    .refine((text) => text.trim() !== '', 'must not be empty')
+    .superRefine((text, context) => {
+      const problem = textProblem(text);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+});
+
 export type StartSessionBody = z.infer<typeof startSession>;
 export type AnswerBody = z.infer<typeof answerPrompt>;
 export type NameBody = z.infer<typeof nameSession>;
+export type MessageBody = z.infer<typeof sendMessage>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -55,6 +70,10 @@ export function parseName(body: unknown): Parsed<NameBody> {
     body,
     `send { name: "..." } (one line, at most ${MAX_NAME_CHARS} characters; null clears it)`,
   );
+}
+
+export function parseMessage(body: unknown): Parsed<MessageBody> {
+  return parse(sendMessage, body, `send { text: "..." } (at most ${MAX_MESSAGE_CHARS} characters)`);
 }
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, usage: string): Parsed<T> {

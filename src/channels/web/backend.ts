@@ -1,5 +1,11 @@
 import type { PromptView } from '../view-types.js';
 import type {
+  ConversationSnapshot,
+  ConversationUpdate,
+  ConversationWatch,
+  MessageResult,
+} from './conversation-types.js';
+import type {
   FileAnswer,
   FolderChanges,
   FolderListing,
@@ -51,6 +57,11 @@ export interface WebSession {
   runsIn: 'serve' | 'terminal' | 'elsewhere';
   /** Its terminal can be opened here (watched, and typed into when `canType`). */
   live: boolean;
+  /**
+   * It has no terminal but a conversation to show here (a structured session this server runs, or ran
+   * lately): its messages, tool cards, diffs and plans; messages from the page reach it while it runs.
+   */
+  conversation: boolean;
   canType: boolean;
   canStop: boolean;
   /** Restart (a running session started here), or start again (an ended one: same agent, same folder). */
@@ -134,6 +145,18 @@ export interface WebBackend {
     options?: AttachOptions,
   ): Promise<TerminalAttachment | null>;
   onEvent(listener: (event: WebEvent) => void): () => void;
+  /** A structured session's conversation as it is now; null when this server has none for it. */
+  conversation(sessionId: string): ConversationSnapshot | null;
+  /** The same, then every change of it to `listener` until `stop()`. */
+  watchConversation(
+    sessionId: string,
+    listener: (update: ConversationUpdate) => void,
+  ): ConversationWatch | null;
+  /**
+   * A person's message for a structured session that runs here, through the path chat text takes (never typed
+   * into a waiting prompt: taken as its answer in words, or held until it is answered).
+   */
+  sendMessage(sessionId: string, text: string, who: string): MessageResult;
   /** Folders to start an agent in: recent ones and git repositories. */
   folders(): Promise<FolderSuggestions>;
   /** The subfolders of an absolute folder (`path` as the request gave it, unchecked). */

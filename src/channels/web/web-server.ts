@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Clock } from '../../core/clock.js';
 import { guardRequests, refuse, tokenRefusal } from './access-guard.js';
 import { registerApi } from './api-routes.js';
+import { registerConversationRoutes } from './conversation-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
@@ -50,6 +51,7 @@ export async function startWebServer(
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
   registerFileRoutes(server, options.backend);
+  registerConversationRoutes(server, options.backend);
   await registerAppShell(server, options.staticDir, async (request, reply) => {
     const token = (request.query as { token?: unknown }).token;
     const result = tokens.check({ token: typeof token === 'string' ? token : '', via: 'url' }, request.ip);

@@ -136,6 +136,67 @@ async function edit(client: acp.AgentContext, sessionId: string, file: string, c
   return allowed ? `Wrote ${file}.` : `Did not write ${file}.`;
 }
 
+/**
+ * `PLAN`: a plan of three steps (the first done, the second under way) and the context's use and cost
+ * (`usage_update`), as Copilot CLI reports them.
+ */
+async function plan(client: acp.AgentContext, sessionId: string): Promise<string> {
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'Read the code', priority: 'high', status: 'completed' },
+        { content: 'Fix the bug', priority: 'high', status: 'in_progress' },
+        { content: 'Run the tests', priority: 'medium', status: 'pending' },
+      ],
+    },
+  });
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: 'usage_update',
+      used: 42_000,
+      size: 200_000,
+      cost: { amount: 0.12, currency: 'USD' },
+    },
+  });
+  return 'Planned.';
+}
+
+/** `WRITE:<file>`: writes 100 lines to <file> without asking (as in a mode that allows edits): its diff after. */
+async function write(
+  client: acp.AgentContext,
+  sessionId: string,
+  file: string,
+  cwd: string,
+): Promise<string> {
+  const target = path.join(cwd, file);
+  const newText = Array.from({ length: 100 }, (_, i) => `line ${i + 1} of the new file`).join('\n') + '\n';
+  const toolCallId = `write_${randomUUID().slice(0, 8)}`;
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: 'tool_call',
+      toolCallId,
+      title: `Write ${file}`,
+      kind: 'edit',
+      status: 'in_progress',
+    },
+  });
+  writeFileSync(target, newText);
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: 'completed',
+      content: [{ type: 'diff', path: target, newText }],
+    },
+  });
+  return `Wrote ${file}.`;
+}
+
 /** `SLOW`: works until cancelled. */
 function slow(sessionId: string): Promise<'cancelled'> {
   return new Promise((resolve) => cancels.set(sessionId, () => resolve('cancelled')));
@@ -176,13 +237,18 @@ const app = acp
     const file = /TOOL:(\S+)/.exec(text)?.[1];
     if (text.includes('SLOW') && (await slow(sessionId)) === 'cancelled') return { stopReason: 'cancelled' };
     const cwd = cwds.get(sessionId) ?? process.cwd();
+    const written = /WRITE:(\S+)/.exec(text)?.[1];
     const reply = file
       ? await tool(client, sessionId, file, cwd)
       : /EDIT:(\S+)/.test(text)
         ? await edit(client, sessionId, /EDIT:(\S+)/.exec(text)![1]!, cwd)
-        : text.includes('HOSTILE')
-          ? await hostile(client, sessionId, cwd)
-          : `Hello from the fake agent! You said: ${text}`;
+        : written
+          ? await write(client, sessionId, written, cwd)
+          : text.includes('PLAN')
+            ? await plan(client, sessionId)
+            : text.includes('HOSTILE')
+              ? await hostile(client, sessionId, cwd)
+              : `Hello from the fake agent! You said: ${text}`;
     await say(client, sessionId, reply);
     remember(sessionId, { user: text, agent: reply });
     return { stopReason: 'end_turn' };

@@ -1,10 +1,11 @@
 import { api } from '../api.js';
 import { button, h, replace } from '../dom.js';
 import { bytes } from '../format.js';
-import { href } from '../router.js';
+import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import type { FolderChanges, FolderListing } from '../types.js';
 import { errorText, note } from './common.js';
+import { diffBlock } from './diff-block.js';
 
 /**
  * #/session/<id>/files: the session's folder, read-only: its files (a folder at a time, a text file shown
@@ -30,7 +31,11 @@ export function filesView(root: HTMLElement, id: string): () => void {
   replace(root, [
     h('section', { class: 'view', 'aria-labelledby': 'files-title' }, [
       h('div', { class: 'view-head' }, [
-        h('a', { class: 'btn btn-quiet', href: href({ name: 'session', id }) }, ['← Terminal']),
+        h(
+          'a',
+          { class: 'btn btn-quiet', href: href(session ? sessionRoute(session) : { name: 'session', id }) },
+          [session?.conversation && !session.live ? '← Conversation' : '← Terminal'],
+        ),
         heading,
       ]),
       where,
@@ -121,19 +126,7 @@ function changesPart(changes: FolderChanges): HTMLElement {
         ]),
       ),
     ),
-    h(
-      'pre',
-      { class: 'diff', tabindex: 0, 'aria-label': 'Diff', 'data-testid': 'diff' },
-      changes.diff.split('\n').map((line) => h('span', { class: diffClass(line) }, [line + '\n'])),
-    ),
+    diffBlock(changes.diff, { 'aria-label': 'Diff', 'data-testid': 'diff' }),
     changes.truncated ? note('The diff is cut: it is too long to show whole.') : null,
   ]);
-}
-
-function diffClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')) return 'diff-file';
-  if (line.startsWith('+')) return 'diff-add';
-  if (line.startsWith('-')) return 'diff-del';
-  if (line.startsWith('@@')) return 'diff-hunk';
-  return '';
 }

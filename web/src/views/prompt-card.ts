@@ -1,14 +1,23 @@
 import { api, ApiError } from '../api.js';
 import { append, button, h, type Child } from '../dom.js';
 import { timeLeft } from '../format.js';
-import { href } from '../router.js';
+import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import type { Prompt, PromptChoice } from '../types.js';
 import { KIND_TITLES } from './common.js';
 
 /** One waiting prompt: what is asked, where from, and a big button per possible answer. */
 
-export function promptCard(prompt: Prompt, onAnswered: (card: HTMLElement) => void = () => {}): HTMLElement {
+export interface PromptCardOptions {
+  /** A link to the session's page (its terminal, or its conversation); not on that page itself. */
+  linkToSession?: boolean;
+}
+
+export function promptCard(
+  prompt: Prompt,
+  onAnswered: (card: HTMLElement) => void = () => {},
+  options: PromptCardOptions = {},
+): HTMLElement {
   const { id } = prompt;
   const result = h('p', { class: 'prompt-result', role: 'status', 'data-testid': `result-${id}` });
   const questionId = `question-${id}`;
@@ -69,7 +78,10 @@ export function promptCard(prompt: Prompt, onAnswered: (card: HTMLElement) => vo
           more,
         ])
       : null,
-    h('div', { class: 'answers' }, answerControls(prompt, send)),
+    h('div', { class: 'answers' }, [
+      ...answerControls(prompt, send),
+      options.linkToSession === false ? null : sessionLink(prompt),
+    ]),
     result,
   ]);
   return card;
@@ -122,15 +134,17 @@ function answerControls(prompt: Prompt, send: (answer: string) => Promise<void>)
       ),
     );
   }
-  const session = store.session(prompt.sessionId);
-  if (!session || session.live) {
-    controls.push(
-      h('a', { class: 'btn btn-quiet', href: href({ name: 'session', id: prompt.sessionId }) }, [
-        'Open terminal',
-      ]),
-    );
-  }
   return controls;
+}
+
+/** Where the prompt comes from, to see more of it: its terminal, or its conversation. */
+function sessionLink(prompt: Prompt): HTMLElement | null {
+  const session = store.session(prompt.sessionId);
+  if (session && !session.live && !session.conversation) return null;
+  const route = session ? sessionRoute(session) : ({ name: 'session', id: prompt.sessionId } as const);
+  return h('a', { class: 'btn btn-quiet', href: href(route) }, [
+    route.name === 'conversation' ? 'Open conversation' : 'Open terminal',
+  ]);
 }
 
 function choiceButton(

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { button, h } from '../dom.js';
 import { ago, baseName, recordingId } from '../format.js';
-import { href } from '../router.js';
+import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
@@ -9,7 +9,8 @@ import { endedText, errorText, restartLabel, stateBadge, stopWithConfirmation } 
 
 /**
  * One session on the dashboard: its name (given, or its first prompt, or agent and folder), where and since
- * when, its state, waiting prompts; Open (or Watch), Stop, Restart or Start again, Resume, Replay.
+ * when, its state, waiting prompts; Open (its terminal, or its conversation) or Watch, Stop, Restart or Start
+ * again, Resume, Replay.
  */
 type Act = (what: 'stop' | 'restart' | 'resume', target: HTMLButtonElement) => Promise<void>;
 
@@ -25,7 +26,7 @@ export function sessionRow(session: Session): HTMLElement {
         const next = what === 'resume' ? await api.resume(id) : await api.restart(id);
         toast(`${what === 'resume' ? 'Resumed' : exited ? 'Started' : 'Restarted'} ${next.name}.`, {
           kind: 'ok',
-          actions: [{ label: 'Open', run: () => (location.hash = href({ name: 'session', id: next.id })) }],
+          actions: [{ label: 'Open', run: () => (location.hash = href(sessionRoute(next))) }],
         });
       }
       void store.refreshSessions();
@@ -73,12 +74,10 @@ function rowActions(session: Session, act: Act): HTMLElement {
   const { id } = session;
   const exited = session.state === 'exited';
   return h('div', { class: 'row-actions' }, [
-    session.live
-      ? h(
-          'a',
-          { class: 'btn btn-primary', href: href({ name: 'session', id }), 'data-testid': `open-${id}` },
-          [session.canType ? 'Open' : 'Watch'],
-        )
+    session.live || session.conversation
+      ? h('a', { class: 'btn btn-primary', href: href(sessionRoute(session)), 'data-testid': `open-${id}` }, [
+          session.live && !session.canType ? 'Watch' : 'Open',
+        ])
       : null,
     !exited && session.canStop
       ? button('Stop', { class: 'btn btn-danger', 'data-testid': `stop-${id}` }, (event) =>

@@ -1,15 +1,14 @@
-import { api } from '../api.js';
-import { askText } from '../dialog.js';
 import { button, h, replace } from '../dom.js';
 import { recordingId } from '../format.js';
-import { go, href } from '../router.js';
+import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import { keyBar, type KeyBar } from '../terminal/key-bar.js';
 import { LiveTerminal, type LinkStatus, type SizeStatus } from '../terminal/live-terminal.js';
 import { searchBar, type SearchBar } from '../terminal/search-bar.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { endedText, errorText, restartLabel, stateBadge, stopWithConfirmation } from './common.js';
+import { endedText, errorText, stateBadge } from './common.js';
+import { renameSession, restartSession, sessionActionButtons } from './session-actions.js';
 
 /**
  * #/session/<id>: the live terminal, with search, font size, copy/paste, a key bar for phones, and one set of
@@ -174,7 +173,7 @@ class SessionView {
         running && session.canType ? item('Paste', 'paste', () => void this.paste()) : null,
         item('Rename', 'rename', () => void this.rename()),
         running && session.canRestart
-          ? item('Restart', `restart-${this.id}`, () => void this.restart('restart'))
+          ? item('Restart', `restart-${this.id}`, () => void restartSession(this.known, 'restart'))
           : null,
       ]),
     ]);
@@ -288,6 +287,8 @@ class SessionView {
     if (listed)
       this.known = this.ended && listed.state !== 'exited' ? { ...listed, state: 'exited' } : listed;
     const session = this.known;
+    // A structured session has no terminal: its page is its conversation.
+    if (session?.conversation && !session.live) return location.replace(href(sessionRoute(session)));
     const { title, state } = this.parts;
     title.id = 'session-h1';
     title.textContent = session?.name ?? 'Session';
@@ -301,32 +302,7 @@ class SessionView {
   }
 
   private renderActions(session: Session | undefined): void {
-    if (!session) return replace(this.parts.actions, []);
-    const exited = session.state === 'exited';
-    replace(this.parts.actions, [
-      !exited && session.canStop
-        ? button(
-            'Stop',
-            { class: 'btn btn-small btn-danger', 'data-testid': `stop-${this.id}` },
-            () => void this.stop(session),
-          )
-        : null,
-      exited && session.canRestart
-        ? button(
-            restartLabel(session),
-            { class: 'btn btn-small', 'data-testid': `restart-${this.id}` },
-            () => void this.restart('restart'),
-          )
-        : null,
-      exited && session.canResume
-        ? button(
-            'Resume',
-            { class: 'btn btn-small', 'data-testid': `resume-${this.id}` },
-            () => void this.restart('resume'),
-          )
-        : null,
-      exited ? h('span', { class: 'muted small' }, [endedText(session)]) : null,
-    ]);
+    replace(this.parts.actions, session ? sessionActionButtons(session) : []);
   }
 
   private renderStrip(): void {
@@ -340,25 +316,6 @@ class SessionView {
         prompts.length > 1 ? `Answer (${prompts.length})` : 'Answer',
       ]),
     ]);
-  }
-
-  private async stop(session: Session): Promise<void> {
-    try {
-      if (await stopWithConfirmation(session)) toast('Stopped.', { kind: 'ok' });
-    } catch (error) {
-      toast(`Stop failed: ${errorText(error)}`, { kind: 'error' });
-    }
-  }
-
-  private async restart(how: 'restart' | 'resume'): Promise<void> {
-    try {
-      const next = how === 'resume' ? await api.resume(this.id) : await api.restart(this.id);
-      void store.refreshSessions();
-      go({ name: 'session', id: next.id });
-    } catch (error) {
-      const label = how === 'resume' ? 'Resume' : restartLabel(this.known);
-      toast(`${label} failed: ${errorText(error)}`, { kind: 'error' });
-    }
   }
 
   private async copy(): Promise<void> {
@@ -381,19 +338,8 @@ class SessionView {
     this.live?.focus();
   }
 
-  private async rename(): Promise<void> {
-    const name = await askText(
-      'Rename this session',
-      'Name',
-      this.known?.customName ?? this.known?.name ?? '',
-    );
-    if (name === null) return;
-    try {
-      await api.rename(this.id, name || null);
-      void store.refreshSessions();
-    } catch (error) {
-      toast(`Rename failed: ${errorText(error)}`, { kind: 'error' });
-    }
+  private rename(): Promise<void> {
+    return renameSession(this.known, this.id);
   }
 }
 

@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { button, h } from '../dom.js';
 import { splitArgs } from '../format.js';
-import { href } from '../router.js';
+import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import type { ToolCard } from '../types.js';
 import { errorText } from './common.js';
@@ -68,8 +68,8 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
       const session = await api.start(tool.id, folder.value.trim(), argv);
       rememberFolder(folder.value.trim());
       void store.refreshSessions();
-      // Starting an agent means wanting to see it: go straight to its terminal.
-      location.hash = href({ name: 'session', id: session.id });
+      // Starting an agent means wanting to see it: go straight to its terminal (or its conversation).
+      location.hash = href(sessionRoute(session));
     } catch (problem) {
       error.textContent = errorText(problem);
     } finally {
