@@ -114,17 +114,32 @@ export class PromptDetector {
    * is typed: a prompt that went away (answered at the terminal, the program moved on) is never typed into.
    */
   stillShows(key: string, screen: ScreenView): boolean {
+    return this.showing(key, screen) !== null;
+  }
+
+  /** The prompt `key` as the screen shows it now (its highlight may have moved), or null when it is gone. */
+  showing(key: string, screen: ScreenView): DetectedPrompt | null {
     const { idle, found } = this.read(screen);
-    if (found) return found.key === key;
-    return !idle && key === unknownPrompt(screen, 'low')?.key;
+    if (found) return found.key === key ? found : null;
+    const unknown = idle ? null : unknownPrompt(screen, 'low');
+    return unknown?.key === key ? unknown : null;
+  }
+
+  /** What the screen shows now: the agent's own dialog or a prompt the patterns know, or null. */
+  dialogOn(screen: ScreenView): DetectedPrompt | null {
+    return this.read(screen).found;
   }
 
   private read(screen: ScreenView): { idle: boolean; found: DetectedPrompt | null } {
     const vocabulary = this.options.vocabulary;
     const own = vocabulary.detect?.(screen) ?? null;
     // A full-screen program at rest (vim, less) waits for keys as its way of working: idle, never asking,
-    // unless the agent's own vocabulary knows a dialog there. No patterns, no silence, no tty-read guess.
-    if (screen.alternateScreen) return { idle: !own, found: own };
+    // unless the agent's own vocabulary knows a dialog there, or the agent itself draws there (Copilot CLI):
+    // then its input box says when it is idle. No patterns, no silence, no tty-read guess.
+    if (screen.alternateScreen) {
+      const atRest = vocabulary.fullScreen ? (vocabulary.isIdle?.(screen) ?? true) : true;
+      return { idle: !own && atRest, found: own };
+    }
     const idle = vocabulary.isIdle?.(screen) ?? false;
     return { idle, found: own ?? (idle ? null : detectGenericPrompt(screen)) };
   }
@@ -158,7 +173,11 @@ export class PromptDetector {
 
   private armSilenceChecks(screen: ScreenView): void {
     const probe = this.options.ttyState;
-    if (probe) this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
+    // An agent's TUI reads its terminal all the time, working or not (Codex has a thread blocked on it): a
+    // read says nothing there, its own vocabulary does.
+    const tuiReads = Boolean(this.options.vocabulary.detect);
+    if (probe && !tuiReads)
+      this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
     this.later(this.stallMs, () => {
       // A build sleeping in make, a sleep, a busy compiler: quiet, but not asking.
       if (probe?.() === 'not-reading') return;
@@ -171,7 +190,9 @@ export class PromptDetector {
     if (this.current) return;
     const bottom = lastContentRow(screen.lines);
     if (bottom < 0) return;
-    if (waitsForNextLine(screen, bottom)) return this.reportIdle(true);
+    // An agent whose vocabulary knows its input box alone says when it is idle (a TUI parks its cursor anywhere).
+    const { detect, isIdle } = this.options.vocabulary;
+    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) return this.reportIdle(true);
     const prompt = unknownPrompt(screen, confidence);
     if (prompt) this.raise(prompt);
   }
