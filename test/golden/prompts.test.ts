@@ -21,7 +21,8 @@ interface Expected {
   };
   idle: boolean;
   cursor?: { x: number; y: number };
-  replies?: Record<string, string>;
+  /** The keys each reply types, one entry per write (checked on the real CLIs by live.test.ts). */
+  replies?: Record<string, string[]>;
 }
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
@@ -87,9 +88,16 @@ describe('golden screens', () => {
           expect(prompt.excerpt.length).toBeLessThanOrEqual(200);
           for (const text of expected.prompt.excerptIncludes ?? []) expect(prompt.excerpt).toContain(text);
           for (const text of expected.prompt.detailIncludes ?? []) expect(prompt.detail).toContain(text);
+          // An agent's own dialog: the keys of every choice are in the golden (checked live where played).
+          if (prompt.dialog)
+            for (const choice of prompt.choices)
+              expect(
+                expected.replies?.[String(choice.number)],
+                `keys of choice ${choice.number}`,
+              ).toBeDefined();
           for (const [reply, keys] of Object.entries(expected.replies ?? {})) {
             const typed = replyKeys(parseReply(reply, prompt), prompt, agents[id].screens.menuKeys, true);
-            expect(typed?.join(''), `reply "${reply}"`).toBe(keys);
+            expect(typed, `reply "${reply}"`).toEqual(keys);
           }
         });
       }
