@@ -60,6 +60,19 @@ describe('golden screens', () => {
       expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
   });
 
+  it('answers each agent’s folder-trust prompt at start-up with choice 1: its golden keys, or Enter on it', () => {
+    for (const spec of Object.values(agents).filter((s) => cases(s.id).includes('folder-trust'))) {
+      const dir = path.join(root, spec.id, 'folder-trust');
+      const screen = readFileSync(path.join(dir, 'screen.txt'), 'utf8');
+      const expected = JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Expected;
+      const rule = spec.startupPrompts.find((r) => r.pattern.test(screen));
+      expect(rule, `${spec.id}: no start-up rule for its trust prompt`).toBeDefined();
+      const shown = detect(spec.id, screen.split('\n')).prompt;
+      const enterOnIt = shown?.dialog?.highlighted === 1 ? ['\r'] : [];
+      expect([expected.replies?.['1']?.join(''), ...enterOnIt], spec.id).toContain(rule!.answer);
+    }
+  });
+
   for (const agent of readdirSync(root).sort()) {
     describe(agent, () => {
       for (const name of cases(agent)) {
