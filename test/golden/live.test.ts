@@ -1,6 +1,6 @@
 // The golden screens' keys, checked against the real CLIs (offline, against the fake model APIs): each dialog
 // is brought up, detected by agent-bridge's own terminal driver, compared with its golden expected.json, and
-// answered with the golden keys; then the CLI must do what the answer says. A CLI update that changes a dialog
+// answered by the driver, which must type the golden keys; then the CLI must do what the answer says. A CLI update that changes a dialog
 // or the keys it takes fails here. `GOLDEN_RECORD=1` rewrites the golden screens and keys from what it sees
 // (review the diff). See test/golden/README.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -144,7 +144,7 @@ async function answerStep(id: LiveAgentId, world: World, step: Step, saved: Set<
     const all = Object.fromEntries(others.map((reply) => [reply, typed(reply) ?? []]));
     const next = recorded(shown, readExpected(id, step.golden), fresh, { ...all, [step.reply]: keys ?? [] });
     writeFileSync(path.join(dir, 'expected.json'), JSON.stringify(next, null, 2) + '\n');
-    await world.cli.type(keys ?? []);
+    await world.cli.answer(prompt, step.reply);
     return;
   }
   const golden = expected!.prompt!;
@@ -158,7 +158,8 @@ async function answerStep(id: LiveAgentId, world: World, step: Step, saved: Set<
   if (!goldenKeys)
     throw new Error(`prompts/${id}/${step.golden}/expected.json has no keys for "${step.reply}"`);
   expect(keys, `the keys agent-bridge types for ${where}`).toEqual(goldenKeys);
-  await world.cli.type(goldenKeys);
+  // Typed by the driver itself, as any answer is: from the dialog on screen now, one write per key.
+  expect(await world.cli.answer(prompt, step.reply), where).toBe(goldenKeys.join(''));
 }
 
 async function play(id: LiveAgentId, world: World, run: Run, saved: Set<string>): Promise<void> {

@@ -66,6 +66,22 @@ export function replyKeys(
   }
 }
 
+/**
+ * How many of the keys of `action` end the agent's turn before its words go in as the next message (a "No"
+ * whose words are the next message: the input box must be back first), or 0.
+ */
+export function keysEndingTheTurn(
+  action: ReplyAction,
+  prompt: KeyPrompt,
+  menuKeys: 'digit' | 'digit-enter',
+): number {
+  const chosen = action.type === 'default' ? prompt.safeDefault : action;
+  const dialog = prompt.dialog;
+  if (chosen?.type !== 'choice' || !chosen.text?.trim() || dialog?.keys.words !== 'next-message') return 0;
+  if (chosen.number !== textChoiceOf(prompt)) return 0;
+  return replyKeys({ type: 'choice', number: chosen.number }, prompt, menuKeys, false)?.length ?? 0;
+}
+
 /** A choice, and the words that go with it where it takes them. */
 function choiceKeys(
   number: number,

@@ -6,7 +6,7 @@ import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
-import { replyKeys } from './reply-keys.js';
+import { keysEndingTheTurn, replyKeys } from './reply-keys.js';
 import { InputGate } from './input-gate.js';
 import { encodeTextInput } from './input.js';
 import { PtyProcess, type PtySpawnOptions } from './pty-process.js';
@@ -24,6 +24,8 @@ export const KEY_ECHO_MAX_MS = 400;
 export const KEY_QUIET_MS = 100;
 /** ...and this is the longest wait for it (a spinner never stops). */
 export const KEY_SETTLE_MAX_MS = 800;
+/** The longest wait for the input box after a choice that ends the turn, before the words that follow it. */
+const INPUT_BOX_MAX_MS = 3_000;
 /** The longest wait for a multi-line paste's echo before its Enter. */
 const PASTE_SETTLE_MAX_MS = 1_000;
 
@@ -63,6 +65,7 @@ export class TerminalSession implements AgentDriver {
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
   private readonly interruptKeys: string[] | undefined;
   private readonly keyGapMs: number;
+  private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
   private lastOutputAt = 0;
 
@@ -92,6 +95,7 @@ export class TerminalSession implements AgentDriver {
     this.menuKeys = options.vocabulary?.menuKeys ?? 'digit-enter';
     this.interruptKeys = options.vocabulary?.interruptKeys;
     this.keyGapMs = options.vocabulary?.keyGapMs ?? SUBMIT_GAP_MS;
+    this.vocabulary = options.vocabulary;
     this.detector = options.vocabulary ? this.createDetector(options) : null;
     pty.onData((chunk) => {
       this.lastOutputAt = this.clock.now();
@@ -183,9 +187,20 @@ export class TerminalSession implements AgentDriver {
       const current = { kind: 'unknown' as const, choices: [], ...shown, safeDefault: prompt.safeDefault };
       const keys = replyKeys(action, current, this.menuKeys, screen.bracketedPaste);
       if (keys === null) throw new Error('this prompt has no safe default to apply');
+      // Words that go in as the next message wait for the input box the choice brings back.
+      const turnEnds = keysEndingTheTurn(action, current, this.menuKeys);
       const mark = this.detector?.outputMark();
-      await this.writeKeys(keys);
-      this.detector?.answered(prompt.key, mark);
+      this.detector?.answering();
+      try {
+        await this.writeKeys(keys.slice(0, turnEnds || keys.length));
+        if (turnEnds) {
+          await this.untilInputBox(INPUT_BOX_MAX_MS);
+          await this.clock.sleep(this.keyGapMs);
+          await this.writeKeys(keys.slice(turnEnds));
+        }
+      } finally {
+        this.detector?.answered(prompt.key, mark);
+      }
       return keys.join('');
     });
   }
@@ -212,6 +227,19 @@ export class TerminalSession implements AgentDriver {
       if (i > 0) await (awaitRedraw ? this.redrawn(echo) : this.clock.sleep(this.keyGapMs));
       echo = this.screen.nextSettle(KEY_ECHO_MAX_MS);
       await this.pty.write(key);
+    }
+  }
+
+  /** The agent is back at its input box (its vocabulary says how that looks), or `maxMs` passed. */
+  private async untilInputBox(maxMs: number): Promise<void> {
+    const isIdle = this.vocabulary?.isIdle;
+    if (!isIdle) return;
+    const deadline = this.clock.now() + maxMs;
+    for (;;) {
+      await this.screen.catchUp();
+      const left = deadline - this.clock.now();
+      if (isIdle(this.screen.snapshot()) || left <= 0) return;
+      await this.screen.nextSettle(left);
     }
   }
 

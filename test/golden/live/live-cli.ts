@@ -3,7 +3,7 @@
 import { getAgent } from '../../../src/agents/registry.js';
 import type { AgentId } from '../../../src/agents/types.js';
 import { parseReply, type DetectedPrompt } from '../../../src/core/prompt.js';
-import { TerminalSession } from '../../../src/drivers/terminal/terminal-session.js';
+import { PromptNotShown, TerminalSession } from '../../../src/drivers/terminal/terminal-session.js';
 
 export const COLS = 120;
 export const ROWS = 40;
@@ -130,10 +130,22 @@ export class LiveCli {
     await this.session.typeKeys(keys);
   }
 
-  /** Answers the prompt as agent-bridge does (the driver works out the keys from the screen). */
+  /**
+   * Answers the prompt as agent-bridge does (the driver works out the keys from the screen). A dialog that was
+   * still being drawn when it was raised is drawn anew (the driver types nothing into it): answered as it is.
+   */
   async answer(prompt: DetectedPrompt, reply: string): Promise<string> {
     this.prompt = null;
-    return this.session.answer(prompt, parseReply(reply, prompt));
+    try {
+      return await this.session.answer(prompt, parseReply(reply, prompt));
+    } catch (error) {
+      if (!(error instanceof PromptNotShown)) throw error;
+      // The driver raised the redrawn dialog already (it raises each once): answer the latest one raised.
+      await sleep(250);
+      const again = this.raised.at(-1)!;
+      if (again.key === prompt.key || again.kind !== prompt.kind) throw error;
+      return this.session.answer(again, parseReply(reply, again));
+    }
   }
 
   stop(): Promise<unknown> {

@@ -45,6 +45,8 @@ export class PromptDetector {
   /** Output chunks seen so far. */
   private output = 0;
   private suppressUntil = 0;
+  /** An answer is being typed: its dialog changes as keys land (a text field opens), which asks nothing new. */
+  private typing = false;
   private idle: boolean | null = null;
   private lastScreen: ScreenView | null = null;
   private timers: TimerHandle[] = [];
@@ -69,6 +71,7 @@ export class PromptDetector {
   onSettled(screen: ScreenView): void {
     this.lastScreen = screen;
     this.cancelTimers();
+    if (this.typing) return;
     const now = this.options.clock.now();
     if (now < this.suppressUntil) {
       this.later(this.suppressUntil - now, () => this.lastScreen && this.onSettled(this.lastScreen));
@@ -92,9 +95,18 @@ export class PromptDetector {
    * again while it is still drawn and nothing was written since.
    */
   answered(key: string, mark = this.output): void {
+    this.typing = false;
     this.lastAnswer = { key, output: mark };
     this.suppressUntil = this.options.clock.now() + ECHO_SUPPRESSION_MS;
     if (this.current?.key === key) this.current = null;
+    // The screen may have settled for good while the answer was typed: look at it once the echo is over.
+    this.later(ECHO_SUPPRESSION_MS, () => this.lastScreen && this.onSettled(this.lastScreen));
+  }
+
+  /** An answer is about to be typed: what the screen shows meanwhile is its echo, until answered(). */
+  answering(): void {
+    this.typing = true;
+    this.cancelTimers();
   }
 
   /**
