@@ -74,7 +74,7 @@ export class LiveCli {
         throw new Error(`${this.agent} exited while waiting for ${what}`);
       if (Date.now() > deadline)
         throw new Error(
-          `${this.agent}: timed out after ${timeoutMs} ms waiting for ${what}; screen:\n${await this.screen()}`,
+          `${this.agent}: timed out after ${timeoutMs} ms waiting for ${what} (idle: ${this.idle}, prompt: ${this.prompt?.kind ?? 'none'}); screen:\n${await this.screen()}`,
         );
       await sleep(50);
     }
@@ -144,6 +144,7 @@ export class LiveCli {
       await sleep(250);
       const again = this.raised.at(-1)!;
       if (again.key === prompt.key || again.kind !== prompt.kind) throw error;
+      this.prompt = null;
       return this.session.answer(again, parseReply(reply, again));
     }
   }
