@@ -22,6 +22,8 @@ export interface PromptChoice {
   number: number;
   label: string;
   description?: string;
+  /** A box of a multi-select question: several may be ticked in one answer ("1, 3"). */
+  checkbox?: true;
 }
 
 export interface ExitInfo {

@@ -2,7 +2,7 @@ import type { PromptKind } from './events.js';
 import type { DetectedPrompt, ReplyAction } from './prompt.js';
 import { truncateExcerpt } from './prompt.js';
 import { redactSecrets } from './redact.js';
-import { dedent, findMenu, lastContentRow, unbox, type Menu } from './screen-text.js';
+import { dedent, findMenu, isRule, lastContentRow, unbox, type Menu } from './screen-text.js';
 import type { ScreenView } from './screen-vocabulary.js';
 
 /**
@@ -163,7 +163,8 @@ export function detectQuestionMenu(screen: ScreenView, options: QuestionMenuOpti
   const detail = redactSecrets([above, question, below].filter(Boolean).join('\n\n'));
   const summary = context
     .split('\n')
-    .filter((l) => l.trim())
+    // A diff's dashed frame (Claude's edit dialogs) says nothing.
+    .filter((l) => l.trim() && !isRule(l))
     .slice(0, 3)
     .join(' · ');
   const allow = options.allowForSession

@@ -1,4 +1,5 @@
 import { normalizeLineEnds, textProblem } from './answer-text.js';
+import type { DialogState } from './dialog-keys.js';
 import type { Confidence, PromptChoice, PromptKind } from './events.js';
 
 /**
@@ -8,6 +9,8 @@ import type { Confidence, PromptChoice, PromptKind } from './events.js';
 export type ReplyAction =
   /** `text`: words typed after the choice (the reason for a "No", the answer after "Type something."). */
   | { type: 'choice'; number: number; text?: string }
+  /** Several boxes of a multi-select question, ticked together (the others left unticked). */
+  | { type: 'choices'; numbers: number[] }
   | { type: 'yes' }
   | { type: 'no' }
   | { type: 'enter' }
@@ -43,6 +46,8 @@ export interface DetectedPrompt {
   multiline?: boolean;
   /** It asks for a secret (a password, a token): the answer is never stored or shown, only its length. */
   secret?: boolean;
+  /** An agent's own dialog read from its screen: the keys it takes, its highlight and ticks (terminal only). */
+  dialog?: DialogState;
 }
 
 export const EXCERPT_MAX_CHARS = 200;
@@ -87,6 +92,8 @@ export function parseReply(
   };
   if (prompt.kind === 'free_text' && !['default', 'cancel'].includes(lower))
     return words({ type: 'text', text });
+  const boxes = tickedBoxes(value, prompt.choices);
+  if (boxes) return { type: 'choices', numbers: boxes };
   if (/^\d+$/.test(value)) {
     const number = Number(value);
     if (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === number)) {
@@ -117,17 +124,37 @@ export function parseReply(
 }
 
 /**
+ * Boxes of a multi-select question named by a list ("1, 3", "1 3", "Cheese, Olives"), or null when the prompt
+ * has no boxes or the words are not such a list. One box alone is a plain choice.
+ */
+function tickedBoxes(value: string, choices: readonly PromptChoice[]): number[] | null {
+  const boxes = choices.filter((c) => c.checkbox);
+  if (boxes.length === 0) return null;
+  const parts = value.split(/\s*,\s*|\s+(?=\d)|\s*\n\s*/).filter(Boolean);
+  if (parts.length < 2) return null;
+  const numbers = parts.map((part) => {
+    const lower = part.toLowerCase();
+    return boxes.find((c) => String(c.number) === part || c.label.toLowerCase() === lower)?.number;
+  });
+  if (numbers.some((n) => n === undefined)) return null;
+  return [...new Set(numbers as number[])].sort((a, b) => a - b);
+}
+
+/**
  * The choice that takes typed words, if any: "Type something." / "Other" on a question, and on a permission or
  * plan the choice that says no (the words then tell the agent why, or what to do instead).
  */
 export function textChoiceOf(prompt: Pick<DetectedPrompt, 'kind' | 'choices'>): number | null {
-  const typed = prompt.choices.find((c) => /^(type something|other\b|something else)/i.test(c.label));
+  const typed = prompt.choices.find((c) => TYPED.test(c.label));
   if (typed) return typed.number;
   if (prompt.kind !== 'permission' && prompt.kind !== 'plan') return null;
   return prompt.choices.find((c) => NEGATIVE.test(c.label))?.number ?? null;
 }
 
 const NEGATIVE = /^(no|deny|reject|don't|do not)\b/i;
+/** Choices that take words, as the agents label them (Claude, Codex, Gemini, Copilot questions and plans). */
+const TYPED =
+  /^(type something|other\b|something else|enter a custom value|none of the above|type your (?:feedback|answer)|tell \S+ what to change|suggest changes)/i;
 
 /** On a menu, "yes" is the first choice; elsewhere it is a plain yes. */
 function yesAction(prompt: Pick<DetectedPrompt, 'choices'>): ReplyAction {
@@ -154,6 +181,13 @@ export function describeReply(action: ReplyAction, choices: readonly PromptChoic
       const chosen = label ? `${action.number}. ${label}` : String(action.number);
       return action.text === undefined ? chosen : `${chosen}: ${quoted(action.text)}`;
     }
+    case 'choices':
+      return action.numbers
+        .map((n) => {
+          const label = choices.find((c) => c.number === n)?.label;
+          return label ? `${n}. ${label}` : String(n);
+        })
+        .join(', ');
     case 'text':
       return quoted(action.text);
     case 'sealed':

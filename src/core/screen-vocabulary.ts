@@ -21,11 +21,25 @@ export interface ScreenVocabulary {
   detect?(screen: ScreenView): DetectedPrompt | null;
   /** The agent sits at its input box waiting for a new message: not a question, never auto-answered. */
   isIdle?(screen: ScreenView): boolean;
-  /** `digit`: a digit picks a menu option at once (Claude, Codex, Gemini, Copilot); else digit then Enter. */
+  /**
+   * How a menu found by the generic patterns takes a choice: `digit` at once, else digit then Enter. The
+   * agent's own dialogs say how they take keys themselves (`DetectedPrompt.dialog`).
+   */
   menuKeys: 'digit' | 'digit-enter';
   /**
-   * The keys that stop what the agent is doing (/cancel), where they are not Ctrl-C's SIGINT: Claude Code reads
-   * its terminal raw and stops a turn (and denies a waiting dialog) on Esc.
+   * The keys that stop what the agent is doing (/cancel), one write each, where they are not Ctrl-C's SIGINT:
+   * the agents read their terminal raw and stop a turn on Esc (Copilot CLI: Esc twice); a SIGINT they did not
+   * expect ends Codex, Gemini CLI and Copilot CLI altogether.
    */
-  interruptKeys?: string;
+  interruptKeys?: string[];
+  /**
+   * The pause between two writes of keys (a message's words and its Enter, an arrow and Enter), in ms; 30 when
+   * unset. Gemini CLI takes an Enter that follows typed text within ~50 ms as part of a paste (a new line).
+   */
+  keyGapMs?: number;
+  /**
+   * The agent draws on the alternate screen itself (Codex, Copilot CLI): there, `isIdle` tells idle from working, where
+   * another program on the alternate screen (vim, less) is taken as idle whenever it shows no dialog.
+   */
+  fullScreen?: true;
 }

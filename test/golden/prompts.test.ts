@@ -21,7 +21,8 @@ interface Expected {
   };
   idle: boolean;
   cursor?: { x: number; y: number };
-  replies?: Record<string, string>;
+  /** The keys each reply types, one entry per write (checked on the real CLIs by live.test.ts). */
+  replies?: Record<string, string[]>;
 }
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
@@ -59,6 +60,19 @@ describe('golden screens', () => {
       expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
   });
 
+  it('answers each agent’s folder-trust prompt at start-up with choice 1: its golden keys, or Enter on it', () => {
+    for (const spec of Object.values(agents).filter((s) => cases(s.id).includes('folder-trust'))) {
+      const dir = path.join(root, spec.id, 'folder-trust');
+      const screen = readFileSync(path.join(dir, 'screen.txt'), 'utf8');
+      const expected = JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Expected;
+      const rule = spec.startupPrompts.find((r) => r.pattern.test(screen));
+      expect(rule, `${spec.id}: no start-up rule for its trust prompt`).toBeDefined();
+      const shown = detect(spec.id, screen.split('\n')).prompt;
+      const enterOnIt = shown?.dialog?.highlighted === 1 ? ['\r'] : [];
+      expect([expected.replies?.['1']?.join(''), ...enterOnIt], spec.id).toContain(rule!.answer);
+    }
+  });
+
   for (const agent of readdirSync(root).sort()) {
     describe(agent, () => {
       for (const name of cases(agent)) {
@@ -87,9 +101,16 @@ describe('golden screens', () => {
           expect(prompt.excerpt.length).toBeLessThanOrEqual(200);
           for (const text of expected.prompt.excerptIncludes ?? []) expect(prompt.excerpt).toContain(text);
           for (const text of expected.prompt.detailIncludes ?? []) expect(prompt.detail).toContain(text);
+          // An agent's own dialog: the keys of every choice are in the golden (checked live where played).
+          if (prompt.dialog)
+            for (const choice of prompt.choices)
+              expect(
+                expected.replies?.[String(choice.number)],
+                `keys of choice ${choice.number}`,
+              ).toBeDefined();
           for (const [reply, keys] of Object.entries(expected.replies ?? {})) {
             const typed = replyKeys(parseReply(reply, prompt), prompt, agents[id].screens.menuKeys, true);
-            expect(typed?.join(''), `reply "${reply}"`).toBe(keys);
+            expect(typed, `reply "${reply}"`).toEqual(keys);
           }
         });
       }

@@ -225,6 +225,24 @@ describe('raising each prompt once', () => {
     detector.onSettled(screen('Continue? (y/n) y\nNext? [y/N] '));
     expect(prompts()).toHaveLength(2);
   });
+
+  it('raises nothing while an answer is typed into its dialog, then reads the screen it left', () => {
+    const { clock, detector, signals, prompts } = run('Pick one:\n❯ 1. Red\n  2. Other\nEnter choice: ');
+    const first = prompts()[0]!;
+    detector.answering();
+    // The answer's keys open a text field in the dialog: a passing state, not a question.
+    detector.onSettled(screen('Pick one:\n  1. Red\n❯ 2. Other: gre\nEnter choice: '));
+    expect(prompts()).toHaveLength(1);
+    detector.answered(first.key);
+    // No more output after the answer: the last screen is read once the echo is over.
+    clock.advance(200);
+    expect(signals.at(-1)).toMatchObject({ type: 'prompt' });
+    expect(
+      prompts()
+        .at(-1)!
+        .choices.map((c) => c.label),
+    ).toEqual(['Red', 'Other: gre']);
+  });
 });
 
 describe('secret redaction', () => {

@@ -18,8 +18,9 @@ export const codex: AgentSpec = {
   // Without it a background app-server outlives the run and breaks the next one.
   baseArgs: ['--no-daemon'],
   startupPrompts: [
-    // In a git repository Codex first asks whether to trust the folder; option 1 trusts it.
-    { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '1' },
+    // In a git repository Codex first asks whether to trust the folder; option 1, highlighted, trusts it. A digit
+    // only moves the highlight there: Enter chooses (test/golden/prompts/codex/folder-trust).
+    { name: 'folder trust', pattern: /trust (?:this folder|the contents of this directory)/i, answer: '\r' },
   ],
   screens: codexScreens,
   // JSON-RPC over stdio; model, approval policy and resume travel in the protocol (thread/start, thread/resume).

@@ -1,43 +1,155 @@
-import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
+import type { DialogState } from '../../core/dialog-keys.js';
+import { textChoiceOf, type DetectedPrompt, type ReplyAction } from '../../core/prompt.js';
 import { encodeTextInput } from './input.js';
 
+const UP = '\x1b[A';
+const DOWN = '\x1b[B';
+const TAB = '\t';
+const ENTER = '\r';
+const ESC = '\x1b';
+
+/** The answer cannot be typed into this dialog as given: nothing was typed; the message says what to send. */
+export class KeysRefused extends Error {
+  override name = 'KeysRefused';
+}
+
+type KeyPrompt = Pick<DetectedPrompt, 'safeDefault' | 'choices' | 'kind'> & { dialog?: DialogState };
+
 /**
- * The keys that give `action` to a terminal program, as separate writes (TUIs mishandle keys that arrive in
- * one write, agent-facts). Menus take a digit (at once, or then Enter, per the agent's vocabulary); y/n and
- * free text end with Enter. `cancel` types nothing. Null when the action cannot apply (no safe default).
+ * The keys that give `action` to a terminal program, one write each (TUIs mishandle keys that arrive in one
+ * write: Claude Code acts on an Enter sent with an arrow before the arrow, agent-facts). An agent's own dialog
+ * says how it takes keys (`prompt.dialog`, from its vocabulary); other menus take a digit, at once or then
+ * Enter (`menuKeys`). y/n and free text end with Enter; `cancel` types nothing. Null when the action cannot
+ * apply (no safe default).
  */
 export function replyKeys(
   action: ReplyAction,
-  prompt: Pick<DetectedPrompt, 'safeDefault'>,
+  prompt: KeyPrompt,
   menuKeys: 'digit' | 'digit-enter',
   bracketedPaste: boolean,
 ): string[] | null {
+  // A menu found by the generic patterns: its choice, then any words on their own line (as typed by hand).
+  const dialog: DialogState = prompt.dialog ?? {
+    keys: { pick: menuKeys, words: 'next-message', escape: 'cancels' },
+  };
+  const words = (text: string): string[] => {
+    const { body, submit } = encodeTextInput(text, { bracketedPaste, submit: true });
+    return body ? [body, submit] : [submit];
+  };
   switch (action.type) {
     case 'choice': {
-      const keys =
-        menuKeys === 'digit' && action.number < 10 ? [String(action.number)] : [String(action.number), '\r'];
-      if (action.text === undefined) return keys;
-      // The words go in after the choice: the answer after "Type something.", or the reason for a "No".
-      const { body, submit } = encodeTextInput(action.text, { bracketedPaste, submit: true });
-      return body ? [...keys, body, submit] : keys;
+      const box = prompt.choices.find((c) => c.number === action.number)?.checkbox;
+      if (box && dialog.keys.multiSelect && action.text === undefined)
+        return multiSelectKeys([action.number], prompt, dialog);
+      return choiceKeys(action.number, action.text, prompt, dialog, words);
     }
+    case 'choices':
+      return multiSelectKeys(action.numbers, prompt, dialog);
     case 'yes':
       return ['y\r'];
     case 'no':
       return ['n\r'];
     case 'enter':
-      return ['\r'];
+      return [ENTER];
     case 'escape':
-      return ['\x1b'];
-    case 'text': {
-      const { body, submit } = encodeTextInput(action.text, { bracketedPaste, submit: true });
-      return body ? [body, submit] : [submit];
-    }
+      if (dialog.keys.escape === 'exits')
+        throw new KeysRefused('Esc here exits the agent: answer with one of the choices instead');
+      return [ESC];
+    case 'text':
+      return words(action.text);
     case 'default':
       return prompt.safeDefault ? replyKeys(prompt.safeDefault, prompt, menuKeys, bracketedPaste) : null;
     case 'cancel':
       return [];
     case 'sealed':
       throw new Error('a secret answer is typed only after its session opened it');
+  }
+}
+
+/**
+ * How many of the keys of `action` end the agent's turn before its words go in as the next message (a "No"
+ * whose words are the next message: the input box must be back first), or 0.
+ */
+export function keysEndingTheTurn(
+  action: ReplyAction,
+  prompt: KeyPrompt,
+  menuKeys: 'digit' | 'digit-enter',
+): number {
+  const chosen = action.type === 'default' ? prompt.safeDefault : action;
+  const dialog = prompt.dialog;
+  if (chosen?.type !== 'choice' || !chosen.text?.trim() || dialog?.keys.words !== 'next-message') return 0;
+  if (chosen.number !== textChoiceOf(prompt)) return 0;
+  return replyKeys({ type: 'choice', number: chosen.number }, prompt, menuKeys, false)?.length ?? 0;
+}
+
+/** A choice, and the words that go with it where it takes them. */
+function choiceKeys(
+  number: number,
+  text: string | undefined,
+  prompt: KeyPrompt,
+  dialog: DialogState,
+  words: (text: string) => string[],
+): string[] {
+  const keys = dialog.keys;
+  const takesWords = number === textChoiceOf(prompt) && keys.words !== undefined;
+  const said = text?.trim() ? text : takesWords ? keys.defaultWords : undefined;
+  if (!takesWords || said === undefined) {
+    if (text?.trim()) throw new KeysRefused(`choice ${number} takes no words here: send the number alone`);
+    // A text field opened in place takes Enter even when empty (Claude's "Tell Claude what to change" rejects).
+    const open = takesWords && keys.words === 'in-place';
+    return open ? [...pickKeys(number, dialog, false), ENTER] : pickKeys(number, dialog, true);
+  }
+  switch (keys.words) {
+    case 'tab':
+      return [...arrows(dialog.highlighted ?? 1, number), TAB, ...words(said)];
+    case 'next-message':
+      return [...pickKeys(number, dialog, true), ...words(said)];
+    default:
+      return [...pickKeys(number, dialog, false), ...words(said)];
+  }
+}
+
+/** The keys that pick `number`; `confirm` adds the Enter an arrow-driven menu needs to act. */
+function pickKeys(number: number, dialog: DialogState, confirm: boolean): string[] {
+  const { pick } = dialog.keys;
+  if (pick === 'digit' && number < 10) return [String(number)];
+  if (pick === 'digit-enter' && number < 10) return confirm ? [String(number), ENTER] : [String(number)];
+  const moves = arrows(dialog.highlighted ?? 1, number);
+  return confirm ? [...moves, ENTER] : moves;
+}
+
+function arrows(from: number, to: number): string[] {
+  return Array<string>(Math.abs(to - from)).fill(to > from ? DOWN : UP);
+}
+
+/**
+ * A multi-select question: the boxes `wanted` end up ticked and the other boxes not, then the ticks are
+ * submitted (each box's key toggles it).
+ */
+function multiSelectKeys(wanted: number[], prompt: KeyPrompt, dialog: DialogState): string[] {
+  const boxes = prompt.choices.filter((c) => c.checkbox).map((c) => c.number);
+  const multiSelect = dialog.keys.multiSelect;
+  if (!multiSelect || boxes.length === 0)
+    throw new KeysRefused('this question takes one choice: send one number');
+  if (wanted.some((n) => !boxes.includes(n)))
+    throw new KeysRefused(`tick boxes by number: ${boxes.join(', ')}`);
+  const ticked = new Set(dialog.ticked ?? []);
+  const flips = boxes.filter((n) => ticked.has(n) !== wanted.includes(n));
+  const keys: string[] = [];
+  let at = dialog.highlighted ?? 1;
+  for (const n of flips) {
+    if (multiSelect.toggle === 'digit') keys.push(String(n));
+    else keys.push(...arrows(at, n), ' ');
+    at = n;
+  }
+  switch (multiSelect.submit) {
+    case 'up-past-first':
+      return [...keys, ...Array<string>(at).fill(UP), ENTER];
+    case 'tab-then-1':
+      return [...keys, TAB, '1'];
+    case 'tab':
+      return [...keys, TAB];
+    case 'enter':
+      return [...keys, ENTER];
   }
 }

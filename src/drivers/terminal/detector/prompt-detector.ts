@@ -45,6 +45,8 @@ export class PromptDetector {
   /** Output chunks seen so far. */
   private output = 0;
   private suppressUntil = 0;
+  /** An answer is being typed: its dialog changes as keys land (a text field opens), which asks nothing new. */
+  private typing = false;
   private idle: boolean | null = null;
   private lastScreen: ScreenView | null = null;
   private timers: TimerHandle[] = [];
@@ -69,6 +71,7 @@ export class PromptDetector {
   onSettled(screen: ScreenView): void {
     this.lastScreen = screen;
     this.cancelTimers();
+    if (this.typing) return;
     const now = this.options.clock.now();
     if (now < this.suppressUntil) {
       this.later(this.suppressUntil - now, () => this.lastScreen && this.onSettled(this.lastScreen));
@@ -92,9 +95,18 @@ export class PromptDetector {
    * again while it is still drawn and nothing was written since.
    */
   answered(key: string, mark = this.output): void {
+    this.typing = false;
     this.lastAnswer = { key, output: mark };
     this.suppressUntil = this.options.clock.now() + ECHO_SUPPRESSION_MS;
     if (this.current?.key === key) this.current = null;
+    // The screen may have settled for good while the answer was typed: look at it once the echo is over.
+    this.later(ECHO_SUPPRESSION_MS, () => this.lastScreen && this.onSettled(this.lastScreen));
+  }
+
+  /** An answer is about to be typed: what the screen shows meanwhile is its echo, until answered(). */
+  answering(): void {
+    this.typing = true;
+    this.cancelTimers();
   }
 
   /**
@@ -114,17 +126,32 @@ export class PromptDetector {
    * is typed: a prompt that went away (answered at the terminal, the program moved on) is never typed into.
    */
   stillShows(key: string, screen: ScreenView): boolean {
+    return this.showing(key, screen) !== null;
+  }
+
+  /** The prompt `key` as the screen shows it now (its highlight may have moved), or null when it is gone. */
+  showing(key: string, screen: ScreenView): DetectedPrompt | null {
     const { idle, found } = this.read(screen);
-    if (found) return found.key === key;
-    return !idle && key === unknownPrompt(screen, 'low')?.key;
+    if (found) return found.key === key ? found : null;
+    const unknown = idle ? null : unknownPrompt(screen, 'low');
+    return unknown?.key === key ? unknown : null;
+  }
+
+  /** What the screen shows now: the agent's own dialog or a prompt the patterns know, or null. */
+  dialogOn(screen: ScreenView): DetectedPrompt | null {
+    return this.read(screen).found;
   }
 
   private read(screen: ScreenView): { idle: boolean; found: DetectedPrompt | null } {
     const vocabulary = this.options.vocabulary;
     const own = vocabulary.detect?.(screen) ?? null;
     // A full-screen program at rest (vim, less) waits for keys as its way of working: idle, never asking,
-    // unless the agent's own vocabulary knows a dialog there. No patterns, no silence, no tty-read guess.
-    if (screen.alternateScreen) return { idle: !own, found: own };
+    // unless the agent's own vocabulary knows a dialog there, or the agent itself draws there (Copilot CLI):
+    // then its input box says when it is idle. No patterns, no silence, no tty-read guess.
+    if (screen.alternateScreen) {
+      const atRest = vocabulary.fullScreen ? (vocabulary.isIdle?.(screen) ?? true) : true;
+      return { idle: !own && atRest, found: own };
+    }
     const idle = vocabulary.isIdle?.(screen) ?? false;
     return { idle, found: own ?? (idle ? null : detectGenericPrompt(screen)) };
   }
@@ -158,7 +185,11 @@ export class PromptDetector {
 
   private armSilenceChecks(screen: ScreenView): void {
     const probe = this.options.ttyState;
-    if (probe) this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
+    // An agent's TUI reads its terminal all the time, working or not (Codex has a thread blocked on it): a
+    // read says nothing there, its own vocabulary does.
+    const tuiReads = Boolean(this.options.vocabulary.detect);
+    if (probe && !tuiReads)
+      this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
     this.later(this.stallMs, () => {
       // A build sleeping in make, a sleep, a busy compiler: quiet, but not asking.
       if (probe?.() === 'not-reading') return;
@@ -171,7 +202,9 @@ export class PromptDetector {
     if (this.current) return;
     const bottom = lastContentRow(screen.lines);
     if (bottom < 0) return;
-    if (waitsForNextLine(screen, bottom)) return this.reportIdle(true);
+    // An agent whose vocabulary knows its input box alone says when it is idle (a TUI parks its cursor anywhere).
+    const { detect, isIdle } = this.options.vocabulary;
+    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) return this.reportIdle(true);
     const prompt = unknownPrompt(screen, confidence);
     if (prompt) this.raise(prompt);
   }

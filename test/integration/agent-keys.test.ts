@@ -1,0 +1,132 @@
+// The agents' vocabularies in the real terminal driver: how /cancel stops a turn, and how an answer starts
+// from the dialog as it is on screen when it is typed. The programs here draw the agents' dialogs as the real
+// CLIs do (test/golden/prompts) and record the bytes they get.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getAgent } from '../../src/agents/registry.js';
+import type { DetectedPrompt } from '../../src/core/prompt.js';
+import { parseReply } from '../../src/core/prompt.js';
+import { TerminalSession } from '../../src/drivers/terminal/terminal-session.js';
+import { waitFor } from '../support/wait.js';
+
+let dir: string;
+const sessions: TerminalSession[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ab-keys-'));
+});
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Draws `screen` (lines), then records each byte it reads (raw, no echo) to ./got, and a SIGINT to ./sig;
+ * after `redraw` bytes it draws `then` instead (as a TUI redraws after a key).
+ */
+async function start(agent: string, screen: string[], then?: { after: number; screen: string[] }) {
+  // %b reads the \r\n between the lines; the text itself has no backslash, quote or $.
+  const draw = (lines: string[]) => `printf '\\033[2J\\033[H%b' "${lines.join('\\r\\n')}"`;
+  const script = [
+    `trap 'echo SIGINT >> sig' INT`,
+    'stty raw -echo',
+    draw(screen),
+    'n=0',
+    'while true; do',
+    '  c=$(dd bs=1 count=1 2>/dev/null | od -An -tx1 | tr -d " ")',
+    '  [ -n "$c" ] && echo "$c" >> got && n=$((n+1))',
+    ...(then ? [`  [ "$n" = "${then.after}" ] && ${draw(then.screen)}`] : []),
+    'done',
+  ].join('\n');
+  const session = await TerminalSession.start({
+    command: '/bin/bash',
+    args: ['--norc', '--noprofile', '-c', script],
+    cwd: dir,
+    env: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' },
+    cols: 120,
+    rows: 30,
+    vocabulary: getAgent(agent).screens,
+  });
+  sessions.push(session);
+  const prompts: DetectedPrompt[] = [];
+  session.on((event) => {
+    if (event.type === 'prompt') prompts.push(event.prompt);
+  });
+  return { session, prompts };
+}
+
+const got = (): string[] => {
+  try {
+    return readFileSync(path.join(dir, 'got'), 'utf8').trim().split('\n');
+  } catch {
+    return [];
+  }
+};
+const signalled = () => {
+  try {
+    return readFileSync(path.join(dir, 'sig'), 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+const COPILOT_FORM = [
+  ' Copilot needs information.',
+  ' Which color do you prefer?',
+  '',
+  ' Color:',
+  ' ❯ Red',
+  '   Blue',
+  '   Other (type your answer)',
+  '',
+  ' ↑/↓ select · enter accept · ctrl+d decline · esc cancel',
+];
+
+describe('the agents’ keys in the terminal driver', () => {
+  it.each(['codex', 'gemini', 'copilot'])(
+    '%s: /cancel types Esc, never a SIGINT (which ends the CLI itself)',
+    async (agent) => {
+      const { session } = await start(agent, ['working…']);
+      await waitFor('the program to draw', async () => (await session.snapshot()).text.includes('working'));
+      session.interrupt();
+      await waitFor('a byte', () => got().length > 0);
+      expect(got()).toEqual(['1b']);
+      expect(signalled()).toBe('');
+    },
+  );
+
+  it('Claude Code: /cancel at the folder-trust prompt types nothing (Esc there exits Claude)', async () => {
+    const trust = [
+      ' Quick safety check: Is this a project you created or one you trust?',
+      '',
+      ' ❯ 1. Yes, I trust this folder',
+      '   2. No, exit',
+      '',
+      ' Enter to confirm · Esc to cancel',
+    ];
+    const { session, prompts } = await start('claude', trust);
+    await waitFor('the trust prompt', () => prompts.length > 0);
+    session.interrupt();
+    await session.sendKeys('x');
+    await waitFor('a byte', () => got().length > 0);
+    expect(got()).toEqual(['78']);
+    expect(signalled()).toBe('');
+  });
+
+  it('Copilot: a form answered with arrows from where its highlight is when the answer is typed', async () => {
+    // A person pressed ↓ at the terminal after the prompt was raised: the highlight is on Blue now.
+    const moved = COPILOT_FORM.map((line) => line.replace('❯ Red', '  Red').replace('  Blue', '❯ Blue'));
+    const { session, prompts } = await start('copilot', COPILOT_FORM, { after: 3, screen: moved });
+    await waitFor('the form', () => prompts.length > 0);
+    const raised = prompts[0]!;
+    expect(raised.choices.map((c) => c.label)).toEqual(['Red', 'Blue', 'Other (type your answer)']);
+    await session.sendKeys('\x1b[B');
+    await waitFor('the redraw', async () => (await session.snapshot()).text.includes('❯ Blue'));
+    expect(await session.answer(raised, parseReply('3', raised))).toBe('\x1b[B\r');
+    await waitFor('the answer', () => got().length >= 7);
+    // ↓ (1b 5b 42) from the person, then ↓ and Enter from the answer: Other, not Blue's neighbour twice.
+    expect(got()).toEqual(['1b', '5b', '42', '1b', '5b', '42', '0d']);
+  });
+});
