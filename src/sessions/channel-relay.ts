@@ -192,8 +192,9 @@ export class ChannelRelay {
     if (this.stopped) return Promise.resolve();
     this.syncing = (async () => {
       try {
-        // What the agent said goes out before what it then asks (a progress note before its permission).
-        await this.forwardMessages();
+        // What the agent said goes out before what it then asks (a progress note before its permission):
+        // messages written while earlier ones were being sent (chats space their sends) go first too.
+        while (!this.stopped && (await this.forwardMessages()) > 0);
         if (!this.stopped) await this.sendOpenPrompts();
         if (!this.stopped) await this.showOutcomes();
       } catch (error) {
@@ -268,10 +269,12 @@ export class ChannelRelay {
     }
   }
 
-  private async forwardMessages(): Promise<void> {
+  /** Sends the messages written since the last look; returns how many it took. */
+  private async forwardMessages(): Promise<number> {
     const { store, channel, outputThreshold, clock } = this.options;
     const cursor = Number(store.channels.getState(this.books, 'message_cursor') ?? '0');
-    for (const message of store.channels.messagesAfter(cursor)) {
+    const messages = store.channels.messagesAfter(cursor);
+    for (const message of messages) {
       // Notices of sessions that just ended still count: served means "asked for this channel".
       const session = store.sessions.get(message.sessionId);
       if (session && this.serves(session)) {
@@ -299,6 +302,7 @@ export class ChannelRelay {
       }
       store.channels.setState(this.books, 'message_cursor', String(message.id));
     }
+    return messages.length;
   }
 
   private async onInbound(event: InboundEvent): Promise<void> {

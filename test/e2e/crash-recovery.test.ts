@@ -47,7 +47,8 @@ describe('agent-bridge killed while a prompt waits', () => {
     const first = runAsking('Deploy to production?');
     const prompt = await waitFor(
       'the prompt in the store',
-      async () => (await cliJson<Pending[]>(['approvals'], env))[0],
+      // A prompt is stored as created, then shown (awaiting_reply): wait for the shown state.
+      async () => (await cliJson<Pending[]>(['approvals'], env)).find((p) => p.status === 'awaiting_reply'),
     );
     expect(prompt).toMatchObject({
       status: 'awaiting_reply',

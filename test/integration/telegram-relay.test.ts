@@ -72,6 +72,21 @@ const answers = (pattern: RegExp) =>
   waitFor(`a callback answer ${pattern}`, () => fake.callbackAnswers.some((a) => pattern.test(a.text ?? '')));
 
 describe('Telegram relay', () => {
+  it('sends what the agent said before what it then asks, even when both arrive while it is still sending', async () => {
+    const s = session();
+    store.channels.addMessage(s.id, 'notice', 'first notice');
+    // Sends to one chat are spaced a second apart: the next two are written while the first is on its way.
+    await fake.waitForMessage((m) => m.text === 'first notice', 10_000);
+    store.channels.addMessage(s.id, 'notice', '🔄 I will create the file now.');
+    openPrompt(s.id);
+    await withButtons();
+    const texts = fake.messages(OWNER).map((m) => m.text ?? '');
+    const note = texts.indexOf('🔄 I will create the file now.');
+    const prompt = texts.findIndex((t) => t.includes('touch x'));
+    expect(note).toBeGreaterThanOrEqual(0);
+    expect(note).toBeLessThan(prompt);
+  });
+
   it('sends a prompt with one button per choice and a default, and records the answer', async () => {
     const s = session();
     const record = openPrompt(s.id);
