@@ -44,6 +44,8 @@ export interface WebBackendOptions {
   hooks?: HookReceiver;
   version: string;
   cwd: string;
+  /** Channels that hear what sessions started here say (a cluster node: `hub`); default none. */
+  approveFrom?: string[];
 }
 
 /** The newest recordings the web UI lists (reading a thousand headers would stall the page). */
@@ -161,6 +163,7 @@ export class SessionsWebBackend implements WebBackend {
       clock,
       startedBy: who,
       ...(hooks ? { hooks } : {}),
+      ...(this.options.approveFrom ? { approveFrom: this.options.approveFrom } : {}),
     });
     // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.
     if (this.closed) {

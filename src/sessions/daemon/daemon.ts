@@ -134,6 +134,20 @@ export class Daemon {
     return [...this.repos.keys()];
   }
 
+  /** The repository session that runs `sessionId`, when this daemon runs it (a request from another machine). */
+  repoSessionOf(sessionId: string): RepoSession | undefined {
+    return [...this.repos.values()].find((repo) => repo.sessionId === sessionId);
+  }
+
+  /** Starts a repository's agent by name (a request from another machine); false for a name it does not have. */
+  async startRepo(name: string): Promise<boolean> {
+    const repo = this.repos.get(name);
+    if (!repo) return false;
+    await repo.start();
+    this.refreshPanels();
+    return true;
+  }
+
   private makeLimiter(): RateLimiter | null {
     const limits = this.settings.rateLimits;
     return limits ? new TokenBucketLimiter(this.options.clock, limits) : null;

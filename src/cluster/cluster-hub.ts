@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { jetstream } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Clock } from '../core/clock.js';
+import { ClusterStore, type NodeRecord } from '../store/cluster-store.js';
+import type { Store } from '../store/store.js';
+import { connectCluster, type ClusterSettings } from './connection.js';
+import { HubForwarder } from './hub-forwarder.js';
+import { HubMirror } from './hub-mirror.js';
+import { EVENTS_STREAM, subjects } from './names.js';
+import { OutboxSender } from './outbox.js';
+import { ensureHubConsumer, ensureStreams } from './streams.js';
+import type { ControlCommand, HelloEvent, ResultEvent } from './wire.js';
+
+export interface ClusterHubOptions {
+  settings: ClusterSettings;
+  version: string;
+  /** A connection of the hub's store for the cluster alone (it notices the relays' and web UI's commits). */
+  store: Store;
+  /** The channels this hub hosts: a node's sessions are served on all of them. */
+  channels: () => string[];
+  clock: Clock;
+  log: (line: string) => void;
+}
+
+export interface NodeView {
+  name: string;
+  hostname: string;
+  /** Connected now (it answered a ping), as far as a ping can tell. */
+  online: boolean;
+  seenAt: number;
+  repos: HelloEvent['repos'];
+  agents: string[];
+  running: number;
+}
+
+type Control = Omit<ControlCommand, 'requestId'>;
+
+/**
+ * The hub's side of the cluster: makes the streams, mirrors every node's sessions, prompts and messages into
+ * the hub's store (the relays and the web UI then serve them like the hub's own), and forwards answers, typed
+ * text and requests to the nodes. It decides nothing a node owns.
+ */
+export class ClusterHub {
+  private readonly cluster: ClusterStore;
+  private readonly pending = new Map<string, (result: ResultEvent) => void>();
+  private readonly mirror: HubMirror;
+  private readonly forwarder: HubForwarder;
+  private readonly outbox: OutboxSender;
+
+  private constructor(
+    private readonly options: ClusterHubOptions,
+    private readonly nc: NatsConnection,
+  ) {
+    const { store, clock, log, settings } = options;
+    this.cluster = new ClusterStore(store.db, clock);
+    this.outbox = new OutboxSender(this.cluster, jetstream(nc), clock, log);
+    this.forwarder = new HubForwarder({
+      hub: settings.name,
+      store,
+      cluster: this.cluster,
+      outbox: this.outbox,
+      clock,
+      log,
+    });
+    this.mirror = new HubMirror({
+      hub: settings.name,
+      nc,
+      store,
+      cluster: this.cluster,
+      approveFrom: options.channels,
+      clock,
+      log,
+      onResult: (_node, result) => {
+        const waiting = this.pending.get(result.requestId);
+        this.pending.delete(result.requestId);
+        waiting?.(result);
+      },
+      changed: () => this.forwarder.poke(),
+    });
+  }
+
+  static async start(options: ClusterHubOptions): Promise<ClusterHub> {
+    const nc = await connectCluster(options.settings, options.version);
+    try {
+      const jsm = await ensureStreams(nc);
+      await ensureHubConsumer(jsm, options.settings.name);
+      const created = (await jsm.streams.info(EVENTS_STREAM)).created;
+      const hub = new ClusterHub(options, nc);
+      hub.mirror.start(`hub:${options.settings.name}:${created}`);
+      hub.forwarder.start();
+      hub.watchConnection();
+      return hub;
+    } catch (error) {
+      await nc.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.mirror.stop();
+    await this.forwarder.stop();
+    await this.outbox.stop();
+    await this.nc.drain().catch(() => undefined);
+  }
+
+  /** The nodes this hub has heard of, each asked at once whether it is connected. */
+  async nodes(): Promise<NodeView[]> {
+    const running = new Map<string, number>();
+    for (const session of this.options.store.sessions.list())
+      if (session.node) running.set(session.node, (running.get(session.node) ?? 0) + 1);
+    return Promise.all(
+      this.cluster.nodes().map(async (node) => ({
+        ...view(node),
+        online: await this.ping(node.name),
+        running: running.get(node.name) ?? 0,
+      })),
+    );
+  }
+
+  knows(node: string): boolean {
+    return this.cluster.nodes().some((n) => n.name === node);
+  }
+
+  /**
+   * Asks a node to start or stop something; `onResult` hears what became of it (when this hub is still up).
+   * Returns the request's id.
+   */
+  request(node: string, control: Control, onResult?: (result: ResultEvent) => void): string {
+    const requestId = `control:${this.options.settings.name}:${randomUUID()}`;
+    if (onResult) this.pending.set(requestId, onResult);
+    this.outbox.add({
+      id: requestId,
+      subject: subjects.command(node, 'control'),
+      payload: JSON.stringify({ requestId, ...control }),
+    });
+    return requestId;
+  }
+
+  private async ping(node: string): Promise<boolean> {
+    try {
+      await this.nc.request(subjects.ping(node), '', { timeout: 1_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** After a reconnect, what waited is sent at once. */
+  private watchConnection(): void {
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        if (status.type === 'reconnect') {
+          this.options.log('cluster: connected to NATS again');
+          this.outbox.poke();
+          this.forwarder.poke();
+        } else if (status.type === 'disconnect') this.options.log('cluster: lost NATS; reconnecting');
+      }
+    })().catch(() => undefined);
+  }
+}
+
+function view(node: NodeRecord): Omit<NodeView, 'online' | 'running'> {
+  const info = node.info as Partial<HelloEvent>;
+  return {
+    name: node.name,
+    hostname: node.hostname,
+    seenAt: node.seenAt,
+    repos: info.repos ?? [],
+    agents: info.agents ?? [],
+  };
+}

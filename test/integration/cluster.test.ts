@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClusterHub } from '../../src/cluster/cluster-hub.js';
+import type { ClusterNode } from '../../src/cluster/cluster-node.js';
+import { answerPrompt } from '../../src/sessions/answer-prompt.js';
+import { sendTextToSession } from '../../src/sessions/typed-text.js';
+import { machine, nodeSession, startHub, startNode, type Machine } from '../support/cluster-world.js';
+import { NATS_SERVER, NO_NATS, startNats, type NatsWorld } from '../support/nats-server.js';
+import { openPrompt, permissionPrompt } from '../support/temp-store.js';
+import { waitFor } from '../support/wait.js';
+
+let nats: NatsWorld;
+let hubMachine: Machine;
+let alphaMachine: Machine;
+let hub: ClusterHub | null;
+let alpha: ClusterNode | null;
+
+beforeEach(async () => {
+  if (!NATS_SERVER) return;
+  nats = await startNats({ nodes: ['alpha', 'beta'] });
+  hubMachine = machine('hub');
+  alphaMachine = machine('alpha');
+  hub = await startHub(nats, hubMachine);
+  alpha = await startNode(nats, 'alpha', alphaMachine);
+});
+
+afterEach(async () => {
+  if (!NATS_SERVER) return;
+  await alpha?.stop();
+  await hub?.stop();
+  hubMachine.close();
+  alphaMachine.close();
+  await nats.close();
+});
+
+const mirrored = (id: string) => hubMachine.store.sessions.get(id);
+const hubPrompt = (id: string) => hubMachine.store.prompts.get(id);
+
+describe.skipIf(!NATS_SERVER)(`a hub mirrors a node's sessions, prompts and messages${NO_NATS}`, () => {
+  it("lists a node's session under the node's name, with its prompt and what it said", async () => {
+    const id = nodeSession(alphaMachine);
+    alphaMachine.store.channels.addMessage(id, 'message', 'I will create the file now.');
+    const prompt = openPrompt(alphaMachine.store, id, permissionPrompt());
+    const session = await waitFor('the mirrored session', () => mirrored(id));
+    expect(session).toMatchObject({ node: 'alpha', host: 'alpha', label: 'api', status: 'active' });
+    expect(session.approveFrom).toEqual(['telegram']);
+    const copy = await waitFor('the mirrored prompt', () => hubPrompt(prompt.id));
+    expect(copy).toMatchObject({ sessionId: id, status: 'awaiting_reply', nonce: prompt.nonce });
+    const messages = hubMachine.store.channels.messagesAfter(0).filter((m) => m.sessionId === id);
+    expect(messages.map((m) => m.text)).toContain('I will create the file now.');
+  });
+
+  it('an answer given on the hub is decided by the node, once; a second answer is refused', async () => {
+    const id = nodeSession(alphaMachine);
+    const prompt = openPrompt(alphaMachine.store, id, permissionPrompt());
+    await waitFor('the mirrored prompt', () => hubPrompt(prompt.id));
+    const first = answerPrompt(hubMachine.store, { promptRef: prompt.id, raw: '1', decidedBy: 'telegram:1' });
+    expect(first.ok).toBe(true);
+    const decided = await waitFor('the node decided', () => {
+      const record = alphaMachine.store.prompts.get(prompt.id)!;
+      return record.status === 'reply_received' ? record : null;
+    });
+    expect(decided).toMatchObject({ decidedBy: 'telegram:1', reply: { type: 'choice', number: 1 } });
+    await waitFor(
+      'the mirror says what the node says',
+      () => hubPrompt(prompt.id)?.decidedAt === decided.decidedAt,
+    );
+    const second = answerPrompt(hubMachine.store, {
+      promptRef: prompt.id,
+      raw: '3',
+      decidedBy: 'telegram:2',
+    });
+    expect(second).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/already reply received by telegram:1/),
+    });
+    expect(alphaMachine.store.prompts.get(prompt.id)!.reply).toEqual({ type: 'choice', number: 1 });
+  });
+
+  it("the node's own answer wins a race: the hub's answer is refused there and the chats are told", async () => {
+    const id = nodeSession(alphaMachine);
+    const prompt = openPrompt(alphaMachine.store, id, permissionPrompt());
+    await waitFor('the mirrored prompt', () => hubPrompt(prompt.id));
+    await alpha!.stop(); // the node's terminal answers while the hub's answer is on its way
+    alpha = null;
+    expect(answerPrompt(alphaMachine.store, { promptRef: prompt.id, raw: '3', decidedBy: 'cli:me' }).ok).toBe(
+      true,
+    );
+    expect(
+      answerPrompt(hubMachine.store, { promptRef: prompt.id, raw: '1', decidedBy: 'telegram:1' }).ok,
+    ).toBe(true);
+    alpha = await startNode(nats, 'alpha', alphaMachine);
+    const notice = await waitFor('the refusal said in the chats', () =>
+      hubMachine.store.channels
+        .messagesAfter(0)
+        .find((m) => m.kind === 'notice' && /not applied on alpha/.test(m.text)),
+    );
+    expect(notice.text).toMatch(
+      /telegram:1's answer was not applied on alpha: already reply received by cli:me/,
+    );
+    expect(alphaMachine.store.prompts.get(prompt.id)!.reply).toEqual({ type: 'choice', number: 3 });
+    await waitFor('the mirror shows the truth', () => hubPrompt(prompt.id)?.decidedBy === 'cli:me');
+  });
+
+  it('a prompt raised while the hub is down reaches it when it returns', async () => {
+    const id = nodeSession(alphaMachine);
+    await waitFor('the mirrored session', () => mirrored(id));
+    await hub!.stop();
+    hub = null;
+    const prompt = openPrompt(alphaMachine.store, id, permissionPrompt());
+    await alpha!.stop(); // every event published: the node is quiet
+    alpha = await startNode(nats, 'alpha', alphaMachine);
+    expect(hubPrompt(prompt.id)).toBeNull();
+    hub = await startHub(nats, hubMachine);
+    await waitFor('the prompt mirrored after the hub came back', () => hubPrompt(prompt.id));
+  });
+
+  it('an answer sent while the node is down is applied when it returns, if the prompt still waits', async () => {
+    const id = nodeSession(alphaMachine);
+    const waiting = openPrompt(alphaMachine.store, id, permissionPrompt());
+    const expiring = openPrompt(alphaMachine.store, id, permissionPrompt({ key: 'second' }), 1_500);
+    await waitFor('both mirrored', () => hubPrompt(waiting.id) && hubPrompt(expiring.id));
+    await alpha!.stop();
+    alpha = null;
+    expect(
+      answerPrompt(hubMachine.store, { promptRef: waiting.id, raw: '1', decidedBy: 'telegram:1' }).ok,
+    ).toBe(true);
+    expect(
+      answerPrompt(hubMachine.store, { promptRef: expiring.id, raw: '1', decidedBy: 'telegram:1' }).ok,
+    ).toBe(true);
+    await waitFor('the expiring one expired on the node', () => Date.now() > expiring.expiresAt);
+    alpha = await startNode(nats, 'alpha', alphaMachine);
+    await waitFor(
+      'the waiting one applied',
+      () => alphaMachine.store.prompts.get(waiting.id)?.status === 'reply_received',
+    );
+    const refused = await waitFor('the expired one refused, and said', () =>
+      hubMachine.store.channels
+        .messagesAfter(0)
+        .find((m) => /not applied on alpha: the prompt expired/.test(m.text)),
+    );
+    expect(refused.sessionId).toBe(id);
+    expect(alphaMachine.store.prompts.get(expiring.id)!.nonceUsed).toBe(false);
+  });
+
+  it('text typed on the hub for a node session reaches the node, once', async () => {
+    const id = nodeSession(alphaMachine);
+    await waitFor('the mirrored session', () => mirrored(id));
+    expect(sendTextToSession(hubMachine.store, id, 'run the tests', 'telegram:1')).toEqual({
+      type: 'queued',
+    });
+    const inputs = await waitFor('the text on the node', () => {
+      const taken = alphaMachine.store.channels.takeInputs(id);
+      return taken.length > 0 ? taken : null;
+    });
+    expect(inputs.map((i) => [i.text, i.sentBy])).toEqual([['run the tests', 'telegram:1']]);
+    await hub!.stop();
+    hub = await startHub(nats, hubMachine);
+    await alpha!.stop();
+    alpha = await startNode(nats, 'alpha', alphaMachine);
+    expect(alphaMachine.store.channels.takeInputs(id)).toEqual([]);
+  });
+
+  it('says which nodes it knows and whether they are connected', async () => {
+    await waitFor('alpha known', async () => (await hub!.nodes()).length === 1);
+    expect(await hub!.nodes()).toEqual([
+      expect.objectContaining({ name: 'alpha', hostname: 'alpha-host', online: true, running: 0 }),
+    ]);
+    await alpha!.stop();
+    alpha = null;
+    expect((await hub!.nodes())[0]!.online).toBe(false);
+  });
+});
