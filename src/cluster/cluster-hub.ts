@@ -34,7 +34,8 @@ export interface NodeView {
   running: number;
 }
 
-type Control = Omit<ControlCommand, 'requestId'>;
+/** A control command as asked for (each kind of its own; the hub gives it its id). */
+type Control = ControlCommand extends infer C ? (C extends unknown ? Omit<C, 'requestId'> : never) : never;
 
 /**
  * The hub's side of the cluster: makes the streams, mirrors every node's sessions, prompts and messages into

@@ -69,8 +69,11 @@ export class NodePublisher {
     return this.loop.settled();
   }
 
+  /** Says what changed last (sessions that just ended) before it stops. */
   async stop(): Promise<void> {
     this.unwatch?.();
+    this.loop.poke();
+    await this.loop.settled();
     await this.loop.stop();
   }
 

@@ -39,8 +39,11 @@ export class OutboxSender {
     return this.loop.settled();
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /** Sends what waits (once) before it stops. */
+  async stop(): Promise<void> {
+    this.loop.poke();
+    await this.loop.settled();
+    await this.loop.stop();
   }
 
   private async send(): Promise<void> {

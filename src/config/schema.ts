@@ -156,6 +156,33 @@ const repo = z
   })
   .strict();
 
+/** Many machines over NATS (see the README's "Many machines"): a hub, or a node with agents. */
+const machineName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a name of 1 to 32 lowercase letters, digits, - or _');
+const cluster = z
+  .object({
+    /** The NATS server(s): nats://host:4222 or tls://host:4222, several separated by commas. */
+    nats: z.string().min(1, 'the NATS server, e.g. nats://hub.example:4222'),
+    /** This machine is a node of that name (it hosts agents); without it, the hub (chats and web UI). */
+    node: machineName.optional(),
+    /** The hub's name, when there are several hubs (default hub). */
+    hub: machineName.optional(),
+    /** This machine's key: the nkey seed file (or a .creds file) agent-bridge cluster init wrote for it. */
+    credentials: z.string().min(1, 'the key file agent-bridge cluster init wrote for this machine'),
+    /** TLS to the server: the CA that signed its certificate; a client certificate and key if it asks. */
+    tls: z
+      .object({
+        ca: z.string().min(1).optional(),
+        cert: z.string().min(1).optional(),
+        key: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((c) => !(c.node && c.hub), { message: 'a machine is a node or a hub: remove node: or hub:' });
+
 export const configSchema = z
   .object({
     defaults: defaults.prefault({}),
@@ -164,6 +191,7 @@ export const configSchema = z
       .passthrough()
       .prefault({}),
     repos: z.array(repo).default([]),
+    cluster: cluster.optional(),
   })
   .strict();
 
@@ -172,6 +200,7 @@ export type TelegramConfig = z.infer<typeof telegram>;
 export type DiscordConfig = z.infer<typeof discord>;
 export type SlackConfig = z.infer<typeof slack>;
 export type RepoConfig = z.infer<typeof repo>;
+export type ClusterConfig = z.infer<typeof cluster>;
 export type ThreadEntry = z.infer<typeof threadEntry>;
 export type PermissionMode = z.infer<typeof permissionMode>;
 export type Isolation = z.infer<typeof isolation>;

@@ -39,6 +39,15 @@ export interface DaemonOptions {
   log: (line: string) => void;
   /** Writes a thread created in chat into the config file. */
   saveThread?: (repo: string, entry: ThreadEntry) => void;
+  /**
+   * Commands another part answers (a cluster hub's /nodes, /start, /stop), seen before the repositories' own:
+   * true when it answered. `say` writes in the chat the command came from.
+   */
+  commands?: (
+    text: string,
+    from: { channel: string; user: string },
+    say: (text: string) => Promise<void>,
+  ) => Promise<boolean>;
 }
 
 const SELECTED = 'daemon:selected';
@@ -341,6 +350,8 @@ export class Daemon {
       (event.acknowledge ? event.acknowledge(text) : entry.channel.sendText(event.target, text)).then(
         () => true,
       );
+    const say = (text: string) => this.say(channel, event.target, text);
+    if (await this.options.commands?.(event.text, { channel, user: event.from.id }, say)) return true;
     const parent = this.repoForChat(channel, event.target);
     if (!parent) return false;
     const route = routeMessage(event.text);
