@@ -147,6 +147,14 @@ export class NodeCommands {
       decidedBy: command.decidedBy,
     });
     if (outcome.ok) this.options.actions.answered(record.sessionId);
+    // An answer that does not fit the prompt is refused here like any other, and audited (it came from afar).
+    else if (outcome.code === 'bad_reply')
+      store.audit.record('REPLY_REJECTED', {
+        session_id: record.sessionId,
+        prompt_id: record.id,
+        decided_by: command.decidedBy,
+        reason: outcome.reason,
+      });
     return {
       ok: outcome.ok,
       text: outcome.ok ? `Answered: ${outcome.summary}` : outcome.reason,
