@@ -68,7 +68,9 @@ export async function startSimNodes(options: {
       actions: {
         send: async () => ({ type: 'queued' }),
         startRepo: async () => false,
-        launch: async () => 'no',
+        launch: async () => {
+          throw new Error('no agents here');
+        },
         stop: async () => false,
         cancel: () => false,
         answered: (sessionId) => listeners.forEach((l) => l(sessionId)),

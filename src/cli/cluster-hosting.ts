@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { discoverAll } from '../agents/registry.js';
-import { ClusterHub } from '../cluster/cluster-hub.js';
+import { ClusterHub, hubRemoteSessions } from '../cluster/cluster-hub.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import {
   authenticatorFrom,
@@ -18,6 +18,7 @@ import { systemClock } from '../core/clock.js';
 import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { Daemon, DaemonOptions, DaemonSettings } from '../sessions/daemon/daemon.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
+import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { SessionsWebBackend } from '../sessions/web-backend.js';
 import { openStore, type Store } from '../store/store.js';
 import { UsageError } from './errors.js';
@@ -224,6 +225,12 @@ export class ServeCluster {
 
   forRole(settings: DaemonSettings): DaemonSettings {
     return forRole(settings, this.settings);
+  }
+
+  /** The hub's web UI starts and stops sessions on its nodes (once the hub is up; before, there are none). */
+  webOptions(): { remote?: RemoteSessions } {
+    if (this.settings.role !== 'hub') return {};
+    return { remote: hubRemoteSessions(() => this.hub) };
   }
 
   /** The hub answers /nodes, /start and /stop in the chats. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Clock } from '../core/clock.js';
+import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { ClusterStore, type NodeRecord } from '../store/cluster-store.js';
 import type { Store } from '../store/store.js';
 import { connectCluster, type ClusterSettings } from './connection.js';
@@ -45,6 +46,8 @@ type Control = ControlCommand extends infer C ? (C extends unknown ? Omit<C, 're
 export class ClusterHub {
   private readonly cluster: ClusterStore;
   private readonly pending = new Map<string, (result: ResultEvent) => void>();
+  /** Waiting for a node's session to be mirrored here (a session started from this hub). */
+  private readonly mirrorWaiters = new Set<() => void>();
   private readonly mirror: HubMirror;
   private readonly forwarder: HubForwarder;
   private readonly outbox: OutboxSender;
@@ -77,7 +80,10 @@ export class ClusterHub {
         this.pending.delete(result.requestId);
         waiting?.(result);
       },
-      changed: () => this.forwarder.poke(),
+      changed: () => {
+        this.forwarder.poke();
+        for (const check of [...this.mirrorWaiters]) check();
+      },
     });
   }
 
@@ -138,6 +144,42 @@ export class ClusterHub {
     return requestId;
   }
 
+  /**
+   * Asks `node` to start an agent in a folder of its own; resolves with the session's id once it is mirrored
+   * here, rejects with the node's reason, or when it does not answer in `timeoutMs`.
+   */
+  launch(
+    node: string,
+    request: { agent: string; cwd: string; args?: string[] },
+    by: string,
+    timeoutMs = 30_000,
+  ): Promise<string> {
+    if (!this.knows(node)) return Promise.reject(new Error(`no machine ${node} in this cluster (yet)`));
+    return new Promise((resolve, reject) => {
+      let check: (() => void) | null = null;
+      const finish = (error: Error | null, id?: string) => {
+        timer.cancel();
+        if (check) this.mirrorWaiters.delete(check);
+        if (error) reject(error);
+        else resolve(id!);
+      };
+      const timer = this.options.clock.after(timeoutMs, () =>
+        finish(
+          new Error(`${node} did not answer in ${timeoutMs / 1000} s: is it connected? (see its machine)`),
+        ),
+      );
+      this.request(node, { action: 'launch', ...request, by }, (result) => {
+        if (!result.ok || !result.started) return finish(new Error(`${node}: ${result.text}`));
+        const id = result.started;
+        check = () => {
+          if (this.cluster.nodeOf(id) === node) finish(null, id);
+        };
+        this.mirrorWaiters.add(check);
+        check();
+      });
+    });
+  }
+
   private async ping(node: string): Promise<boolean> {
     try {
       await this.nc.request(subjects.ping(node), '', { timeout: 1_000 });
@@ -169,5 +211,23 @@ function view(node: NodeRecord): Omit<NodeView, 'online' | 'running'> {
     seenAt: node.seenAt,
     repos: info.repos ?? [],
     agents: info.agents ?? [],
+  };
+}
+
+/** The web UI's way to the hub's nodes (the hub may not be up yet when the web UI starts: none until it is). */
+export function hubRemoteSessions(current: () => ClusterHub | null): RemoteSessions {
+  const hub = () => {
+    const joined = current();
+    if (!joined) throw new Error('the cluster is not joined yet: try again in a moment');
+    return joined;
+  };
+  return {
+    nodes: async () => {
+      const joined = current();
+      if (!joined) return [];
+      return (await joined.nodes()).map(({ name, online, agents }) => ({ name, online, agents }));
+    },
+    launch: (node, request, who) => hub().launch(node, request, who),
+    stop: (node, sessionId, who) => void hub().request(node, { action: 'stop', sessionId, by: who }),
   };
 }

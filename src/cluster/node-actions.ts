@@ -28,7 +28,10 @@ export function nodeActions(parts: {
     startRepo: (name) => daemon.startRepo(name),
     async launch(request, by) {
       const session = await starter.start(request, by);
-      return `${session.agent} started in ${session.cwd} (session ${session.id.slice(0, 8)})`;
+      return {
+        text: `${session.agent} started in ${session.cwd} (session ${session.id.slice(0, 8)})`,
+        sessionId: session.id,
+      };
     },
     async stop(sessionId, by) {
       const repo = daemon.repoSessionOf(sessionId);

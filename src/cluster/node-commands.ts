@@ -26,7 +26,11 @@ export interface NodeActions {
   /** Text for a session: into a repository's through the daemon, else through the store. */
   send(sessionId: string, text: string, sentBy: string): Promise<TextOutcome>;
   startRepo(name: string): Promise<boolean>;
-  launch(request: { agent: string; cwd: string; args?: string[] }, by: string): Promise<string>;
+  /** Starts an agent in a folder of this machine; says what and the session's id. */
+  launch(
+    request: { agent: string; cwd: string; args?: string[] },
+    by: string,
+  ): Promise<{ text: string; sessionId: string }>;
   stop(sessionId: string, by: string): Promise<boolean>;
   cancel(sessionId: string): boolean;
   /** An answer was recorded: the session in this process types it at once. */
@@ -47,7 +51,7 @@ export interface NodeCommandsOptions {
   changed: () => void;
 }
 
-type Outcome = { ok: boolean; text: string; sessionId: string | null };
+type Outcome = { ok: boolean; text: string; sessionId: string | null; started?: string };
 
 /**
  * Takes what the hubs ask of this node from its own durable consumer, in order, one at a time: answers (applied
@@ -121,6 +125,7 @@ export class NodeCommands {
       ok: outcome.ok,
       text: outcome.text,
       by: byOf(command),
+      ...(outcome.started ? { started: outcome.started } : {}),
     };
     const subject = subjects.event(this.options.node, 'result', outcome.sessionId ?? undefined);
     this.options.outbox.add({ id: resultId, subject, payload: new TextDecoder().decode(encode(result)) });
@@ -182,8 +187,11 @@ export class NodeCommands {
           return (await actions.startRepo(command.repo))
             ? { ok: true, text: `${command.repo} started on ${node}`, sessionId: null }
             : { ok: false, text: `${node} has no repository ${command.repo}`, sessionId: null };
-        case 'launch':
-          return { ok: true, text: await actions.launch(command, command.by), sessionId: null };
+        case 'launch': {
+          const { agent, cwd, args } = command;
+          const launched = await actions.launch({ agent, cwd, ...(args ? { args } : {}) }, command.by);
+          return { ok: true, text: launched.text, sessionId: null, started: launched.sessionId };
+        }
         case 'stop':
           return (await actions.stop(command.sessionId, command.by))
             ? { ok: true, text: `stopped on ${node}`, sessionId: command.sessionId }

@@ -139,6 +139,8 @@ export const resultEvent = z
     /** For people: what was done, or why not. */
     text: shortText,
     by: shortText,
+    /** The session a request started (its own events come separately). */
+    started: id.optional(),
   })
   .strict();
 

@@ -15,6 +15,8 @@ export interface Reach {
   startedHere: boolean;
   /** `agent-bridge run` shares its screen on a socket this server trusts. */
   shared: boolean;
+  /** It runs on a node of this hub's cluster, which stops it when asked. */
+  remote?: boolean;
 }
 
 /** What people call a session: the name they gave it, else what they first asked of it, else agent and folder. */
@@ -53,7 +55,8 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     runsIn,
     live: running && runsIn !== 'elsewhere' && hasScreen,
     canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
-    canStop: running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
+    canStop:
+      running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput) || Boolean(reach.remote)),
     // A custom command's arguments are known only to the server that started it.
     canRestart: running
       ? reach.startedHere

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClusterHub } from '../../src/cluster/cluster-hub.js';
+import path from 'node:path';
+import { hubRemoteSessions, type ClusterHub } from '../../src/cluster/cluster-hub.js';
+import { systemClock } from '../../src/core/clock.js';
+import { LiveSessions } from '../../src/sessions/live-sessions.js';
+import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import type { ClusterNode } from '../../src/cluster/cluster-node.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
@@ -169,4 +173,53 @@ describe.skipIf(!NATS_SERVER)(`a hub mirrors a node's sessions, prompts and mess
     alpha = null;
     expect((await hub!.nodes())[0]!.online).toBe(false);
   });
+});
+
+describe.skipIf(!NATS_SERVER)(`the hub's web UI reaches sessions on a node${NO_NATS}`, () => {
+  it('starts a session on a named node, lists it with its machine, and stops it there', async () => {
+    const stopped: string[] = [];
+    await alpha!.stop();
+    alpha = await startNode(nats, 'alpha', alphaMachine, nats.url, {
+      // As the node's session starter would: the session's row in the node's own store.
+      launch: async (request) => {
+        const id = nodeSession(alphaMachine, path.basename(request.cwd));
+        return { text: `${request.agent} started in ${request.cwd}`, sessionId: id };
+      },
+      stop: async (sessionId) => {
+        stopped.push(sessionId);
+        alphaMachine.store.sessions.end(sessionId, 'terminated', null);
+        return true;
+      },
+    });
+    const backend = new SessionsWebBackend({
+      store: hubMachine.store,
+      watchStore: hubMachine.clusterStore,
+      clock: systemClock,
+      live: new LiveSessions(),
+      version: 'test',
+      cwd: '/',
+      remote: hubRemoteSessions(() => hub),
+    });
+    try {
+      await waitFor('alpha offered', async () => (await backend.nodes()).some((n) => n.name === 'alpha'));
+      expect(await backend.nodes()).toEqual([{ name: 'alpha', online: true, agents: [] }]);
+      const session = await backend.start(
+        { agent: 'claude', cwd: '/src/billing', node: 'alpha' },
+        'web:127.0.0.1',
+      );
+      expect(session).toMatchObject({ host: 'alpha', label: 'billing', canStop: true, live: false });
+      expect(alphaMachine.store.sessions.get(session.id)?.status).toBe('active');
+      expect(await backend.stop(session.id)).toBe(true);
+      await waitFor('stopped on alpha', () => stopped.includes(session.id));
+      await waitFor(
+        'ended on the hub too',
+        () => hubMachine.store.sessions.get(session.id)?.status === 'terminated',
+      );
+      await expect(backend.start({ agent: 'claude', cwd: '/x', node: 'gamma' }, 'web')).rejects.toThrow(
+        /no machine gamma/,
+      );
+    } finally {
+      backend.close();
+    }
+  }, 60_000);
 });

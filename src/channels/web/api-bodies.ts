@@ -20,6 +20,11 @@ const startSession = z.strictObject({
   agent: argument(1, 64),
   cwd: argument(1, MAX_PATH_CHARS),
   args: z.array(argument(0, MAX_PATH_CHARS)).max(MAX_ARGS).optional(),
+  /** A machine of the cluster (a node's name). */
+  node: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a node name')
+    .optional(),
 });
 
 const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
@@ -42,7 +47,7 @@ export type NameBody = z.infer<typeof nameSession>;
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export function parseStartSession(body: unknown): Parsed<StartSessionBody> {
-  return parse(startSession, body, 'send { agent, cwd, args? } (args: a list of strings)');
+  return parse(startSession, body, 'send { agent, cwd, args?, node? } (args: a list of strings)');
 }
 
 export function parseAnswer(body: unknown): Parsed<AnswerBody> {

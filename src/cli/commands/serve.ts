@@ -112,6 +112,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       hooks,
       version: packageVersion(),
       log,
+      ...cluster?.webOptions(),
     }).catch(closeAllThen(closeAll));
   }
   const parts = { store, watchStore: relayStore, daemon, live, hooks, channels: hosted, log };
