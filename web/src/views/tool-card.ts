@@ -41,14 +41,8 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
   const start = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': `start-${tool.id}` }, [
     'Start',
   ]);
-  // On another machine of the cluster the agent is that machine's, and so is the folder (typed, not picked here).
-  const usable = () => (machine?.value ? true : tool.found);
-  start.disabled = !usable();
   const choose = folderButton(tool.id, folder, cwd);
-  machine?.addEventListener('change', () => {
-    start.disabled = !usable();
-    choose.disabled = Boolean(machine.value);
-  });
+  const usable = startable(tool, machine, start, choose);
   const form = h('form', { class: 'start-form' }, [
     ...(machine ? [h('label', { for: machine.id }, ['Machine']), machine] : []),
     h('label', { for: folderId }, ['Folder']),
@@ -100,6 +94,25 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
   card.dataset.key = tool.id;
   card.dataset.sig = signature;
   return card;
+}
+
+/**
+ * Whether it can start where chosen. On another machine of the cluster the agent is that machine's (not known
+ * here), and so is the folder: typed, not picked from this machine's.
+ */
+function startable(
+  tool: ToolCard,
+  machine: HTMLSelectElement | null,
+  start: HTMLButtonElement,
+  choose: HTMLButtonElement,
+): () => boolean {
+  const usable = () => (machine?.value ? true : tool.found);
+  start.disabled = !usable();
+  machine?.addEventListener('change', () => {
+    start.disabled = !usable();
+    choose.disabled = Boolean(machine.value);
+  });
+  return usable;
 }
 
 /** Where to start it, when this server is a cluster hub with nodes: this machine, or one of them. */
