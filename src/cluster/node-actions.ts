@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { expandDir } from '../config/repos.js';
 import type { Daemon } from '../sessions/daemon/daemon.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
 import { sendTextToSession } from '../sessions/typed-text.js';
@@ -27,7 +29,8 @@ export function nodeActions(parts: {
     },
     startRepo: (name) => daemon.startRepo(name),
     async launch(request, by) {
-      const session = await starter.start(request, by);
+      // A folder of this machine, as its owner writes it: ~ is this machine's home, relative is from there.
+      const session = await starter.start({ ...request, cwd: expandDir(request.cwd, homedir()) }, by);
       return {
         text: `${session.agent} started in ${session.cwd} (session ${session.id.slice(0, 8)})`,
         sessionId: session.id,
