@@ -12,6 +12,7 @@ import {
 import { hubCommand } from '../cluster/hub-commands.js';
 import { DEFAULT_HUB, nameProblem } from '../cluster/names.js';
 import { nodeActions } from '../cluster/node-actions.js';
+import { SharedRateLimits } from '../cluster/shared-rate-limits.js';
 import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
@@ -211,16 +212,27 @@ export class ServeCluster {
   private hub: ClusterHub | null = null;
   private role: ClusterRole | null = null;
 
+  /** `defaults.rate_limit.redis`: the hub's rate limits counted in Redis, shared with the other hubs. */
+  private limits: SharedRateLimits | null = null;
+
   private constructor(
     readonly settings: ClusterSettings,
     private readonly version: string,
+    private readonly redis: string | undefined,
   ) {}
 
   /** Null for one machine alone: nothing of the cluster is loaded or started. */
   static prepare(flags: ClusterFlags, config: Config, base: string, version: string): ServeCluster | null {
     const settings = clusterSettings(flags, config, base);
     refuseNodeChannels(settings, config);
-    return settings ? new ServeCluster(settings, version) : null;
+    const redis = config.defaults.rate_limit.redis;
+    if (redis && settings?.role !== 'hub')
+      throw new UsageError(
+        settings
+          ? 'defaults.rate_limit.redis is for hubs (a node takes no chat messages): remove it from this machine'
+          : 'defaults.rate_limit.redis shares rate limits between the hubs of a cluster: add cluster: (see Many machines), or remove redis:',
+      );
+    return settings ? new ServeCluster(settings, version, redis) : null;
   }
 
   forRole(settings: DaemonSettings): DaemonSettings {
@@ -233,10 +245,15 @@ export class ServeCluster {
     return { remote: hubRemoteSessions(() => this.hub) };
   }
 
-  /** The hub answers /nodes, /start and /stop in the chats. */
-  daemonOptions(store: Store): Pick<DaemonOptions, 'commands'> {
+  /** The hub answers /nodes, /start and /stop in the chats, and counts rate limits with the other hubs. */
+  daemonOptions(store: Store, log: (line: string) => void): Pick<DaemonOptions, 'commands' | 'limiter'> {
     if (this.settings.role !== 'hub') return {};
-    return { commands: hubCommands(() => this.hub, store) };
+    const limits = this.redis ? new SharedRateLimits(this.redis, log) : null;
+    this.limits = limits;
+    return {
+      commands: hubCommands(() => this.hub, store),
+      ...(limits ? { limiter: (l: Parameters<SharedRateLimits['limiter']>[0]) => limits.limiter(l) } : {}),
+    };
   }
 
   async start(parts: Omit<ClusterParts, 'version'>): Promise<void> {
@@ -250,5 +267,6 @@ export class ServeCluster {
 
   async close(): Promise<void> {
     await this.role?.close().catch(() => undefined);
+    this.limits?.close();
   }
 }

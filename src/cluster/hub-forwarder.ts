@@ -58,7 +58,7 @@ export class HubForwarder {
   private sync(): void {
     const { cluster, outbox, store, hub } = this.options;
     for (const prompt of cluster.decidedHere()) {
-      const requestId = `answer:${prompt.id}:${prompt.decidedAt}`;
+      const requestId = `answer:${hub}:${prompt.id}:${prompt.decidedAt}`;
       const reply = prompt.status === 'canceled' ? { type: 'cancel' as const } : prompt.reply;
       if (!reply) continue;
       const command: AnswerCommand = {

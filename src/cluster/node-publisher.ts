@@ -33,6 +33,8 @@ const MESSAGES = 'node:messages';
 export class NodePublisher {
   private readonly loop: SyncLoop;
   private readonly sessionsSent = new Map<string, string>();
+  /** Sessions this process has said anything of (their later messages and prompts need no introduction). */
+  private readonly said = new Set<string>();
   private readonly promptsSent = new Map<string, { json: string; updatedAt: number }>();
   private firstSync = true;
   private unwatch: (() => void) | null = null;
@@ -99,16 +101,30 @@ export class NodePublisher {
       const record = store.sessions.get(id);
       if (record) records.set(id, record);
     }
-    for (const record of [...records.values()].sort((a, b) => a.startedAt - b.startedAt)) {
-      if (record.node !== null) continue; // never a mirror: a node speaks of its own sessions only
-      const snapshot = this.sessionSnapshot(record);
-      const json = JSON.stringify(snapshot);
-      if (this.sessionsSent.get(record.id) === json) continue;
-      await this.publish(subjects.event(this.options.node, 'session', record.id), snapshot, this.nextId());
-      if (record.status === 'active') this.sessionsSent.set(record.id, json);
-      else this.sessionsSent.delete(record.id);
-    }
+    for (const record of [...records.values()].sort((a, b) => a.startedAt - b.startedAt))
+      await this.publishSession(record);
     this.firstSync = false;
+  }
+
+  private async publishSession(record: SessionRecord): Promise<void> {
+    if (record.node !== null) return; // never a mirror: a node speaks of its own sessions only
+    const snapshot = this.sessionSnapshot(record);
+    const json = JSON.stringify(snapshot);
+    if (this.sessionsSent.get(record.id) === json) return;
+    await this.publish(subjects.event(this.options.node, 'session', record.id), snapshot, this.nextId());
+    this.said.add(record.id);
+    if (record.status === 'active') this.sessionsSent.set(record.id, json);
+    else this.sessionsSent.delete(record.id);
+  }
+
+  /**
+   * A session is said before anything of it (a message, a prompt): one made while a sync ran, or an old one
+   * whose prompt changed, would otherwise reach the hubs after what it says.
+   */
+  private async sayTheSessionFirst(sessionId: string): Promise<void> {
+    if (this.said.has(sessionId)) return;
+    const record = this.options.store.sessions.get(sessionId);
+    if (record) await this.publishSession(record);
   }
 
   private async syncMessages(): Promise<void> {
@@ -117,6 +133,7 @@ export class NodePublisher {
       const messages = store.channels.messagesAfter(cluster.getCursor(MESSAGES) ?? 0);
       if (messages.length === 0) return;
       for (const message of messages) {
+        await this.sayTheSessionFirst(message.sessionId);
         const subject = subjects.event(node, 'message', message.sessionId);
         const { id, kind, text, createdAt } = message;
         await this.publish(subject, { id, kind, text, createdAt }, `${node}:m:${id}`);
@@ -132,6 +149,7 @@ export class NodePublisher {
       const snapshot = promptSnapshot(record);
       const json = JSON.stringify(snapshot);
       if (this.promptsSent.get(record.id)?.json === json) continue;
+      await this.sayTheSessionFirst(record.sessionId);
       await this.publish(subjects.event(node, 'prompt', record.sessionId), snapshot, this.nextId());
       this.promptsSent.set(record.id, { json, updatedAt: record.updatedAt });
       cluster.setCursor(PROMPTS, record.updatedAt);

@@ -105,6 +105,11 @@ const rateLimit = z
     user_burst: z.number().int().positive().default(3),
     channel_rate: z.number().positive().default(2),
     channel_burst: z.number().int().positive().default(10),
+    /** Count in Redis, shared by every hub that names it (limits that hold across hubs): redis://host:6379. */
+    redis: z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'a Redis URL: redis://host:6379 (rediss:// for TLS)')
+      .optional(),
   })
   .strict();
 

@@ -76,6 +76,22 @@ describe('serve in a cluster: bad usage is said in one line (exit 2), before any
     });
   });
 
+  it('refuses rate limits shared in Redis where there are no hubs to share them', async () => {
+    const config = path.join(env.AGENT_BRIDGE_HOME!, 'agent-bridge.yaml');
+    writeFileSync(config, 'defaults:\n  rate_limit: { redis: "redis://127.0.0.1:6379" }\n', { mode: 0o600 });
+    expect(await serve()).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/between the hubs of a cluster: add cluster:/),
+    });
+    const key = keyFile();
+    writeFileSync(
+      config,
+      `defaults:\n  rate_limit: { redis: "redis://127.0.0.1:6379" }\ncluster:\n  nats: nats://127.0.0.1:4222\n  node: laptop\n  credentials: ${key}\n`,
+      { mode: 0o600 },
+    );
+    expect(await serve()).toMatchObject({ code: 2, stderr: expect.stringMatching(/redis is for hubs/) });
+  });
+
   it('says when NATS cannot be reached (exit 1)', async () => {
     const result = await hub('--nats', 'nats://127.0.0.1:1', '--nats-credentials', keyFile());
     expect(result).toMatchObject({

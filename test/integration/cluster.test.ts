@@ -223,3 +223,49 @@ describe.skipIf(!NATS_SERVER)(`the hub's web UI reaches sessions on a node${NO_N
     }
   }, 60_000);
 });
+
+describe.skipIf(!NATS_SERVER)(`two hubs${NO_NATS}`, () => {
+  it('both mirror the node; the same prompt answered on both is applied once, the other hub is told', async () => {
+    const twoHubs = await startNats({ hubs: ['hub', 'discord'], nodes: ['alpha'] });
+    const first = machine('hub-one');
+    const second = machine('hub-two');
+    const node = machine('alpha-two');
+    const hubs = [await startHub(twoHubs, first), await startHub(twoHubs, second, twoHubs.url, 'discord')];
+    const alphaNode = await startNode(twoHubs, 'alpha', node);
+    try {
+      const id = nodeSession(node);
+      const prompt = openPrompt(node.store, id, permissionPrompt());
+      await waitFor(
+        'mirrored on both',
+        () => first.store.prompts.get(prompt.id) && second.store.prompts.get(prompt.id),
+      );
+      expect(answerPrompt(first.store, { promptRef: prompt.id, raw: '1', decidedBy: 'telegram:1' }).ok).toBe(
+        true,
+      );
+      expect(answerPrompt(second.store, { promptRef: prompt.id, raw: '3', decidedBy: 'discord:2' }).ok).toBe(
+        true,
+      );
+      await waitFor(
+        'decided on the node',
+        () => node.store.prompts.get(prompt.id)?.status === 'reply_received',
+      );
+      const winner = node.store.prompts.get(prompt.id)!.decidedBy;
+      const loser = winner === 'telegram:1' ? second : first;
+      await waitFor('the other hub told', () =>
+        loser.store.channels
+          .messagesAfter(0)
+          .some((m) => /was not applied on alpha: already reply received/.test(m.text)),
+      );
+      for (const hub of [first, second])
+        await waitFor(
+          'each mirror says who won',
+          () => hub.store.prompts.get(prompt.id)?.decidedBy === winner,
+        );
+    } finally {
+      await alphaNode.stop();
+      for (const hub of hubs) await hub.stop();
+      for (const m of [first, second, node]) m.close();
+      await twoHubs.close();
+    }
+  });
+});

@@ -37,9 +37,9 @@ export function machine(name: string): Machine {
   };
 }
 
-export function startHub(nats: NatsWorld, hub: Machine, url = nats.url): Promise<ClusterHub> {
+export function startHub(nats: NatsWorld, hub: Machine, url = nats.url, name = 'hub'): Promise<ClusterHub> {
   return ClusterHub.start({
-    settings: { role: 'hub', name: 'hub', servers: [url], credentials: nats.keyFile('hub') },
+    settings: { role: 'hub', name, servers: [url], credentials: nats.keyFile(name) },
     version: 'test',
     store: hub.clusterStore,
     channels: () => ['telegram'],

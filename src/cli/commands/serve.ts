@@ -76,7 +76,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     isAlive: isProcessAlive,
     log,
     ...(file ? { saveThread: threadSaver(file)! } : {}),
-    ...cluster?.daemonOptions(store),
+    ...cluster?.daemonOptions(store, log),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
   // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay

@@ -3,7 +3,7 @@ import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { IsAlive } from '../../core/process-ref.js';
 import { Merger } from '../../core/merger.js';
-import { TokenBucketLimiter, type RateLimiter } from '../../core/rate-limit.js';
+import { TokenBucketLimiter, type RateLimiter, type RateLimits } from '../../core/rate-limit.js';
 import { routeMessage } from '../../core/router.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { uploadsDir } from '../../store/paths.js';
@@ -39,6 +39,11 @@ export interface DaemonOptions {
   log: (line: string) => void;
   /** Writes a thread created in chat into the config file. */
   saveThread?: (repo: string, entry: ThreadEntry) => void;
+  /**
+   * Rate limits counted elsewhere (Redis, shared by several hubs) instead of in this process; called again
+   * when a reload changes the limits.
+   */
+  limiter?: (limits: Partial<RateLimits>) => RateLimiter;
   /**
    * Commands another part answers (a cluster hub's /nodes, /start, /stop), seen before the repositories' own:
    * true when it answered. `say` writes in the chat the command came from.
@@ -159,7 +164,8 @@ export class Daemon {
 
   private makeLimiter(): RateLimiter | null {
     const limits = this.settings.rateLimits;
-    return limits ? new TokenBucketLimiter(this.options.clock, limits) : null;
+    if (!limits) return null;
+    return this.options.limiter?.(limits) ?? new TokenBucketLimiter(this.options.clock, limits);
   }
 
   private applyRepos(): void {
