@@ -1,18 +1,19 @@
 import { hostname } from 'node:os';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { discoverAll } from '../agents/registry.js';
-import { ClusterHub, hubRemoteSessions } from '../cluster/cluster-hub.js';
-import { ClusterNode } from '../cluster/cluster-node.js';
+import type { ClusterHub } from '../cluster/cluster-hub.js';
 import {
-  authenticatorFrom,
   ClusterConfigError,
   parseServers,
+  readCredentials,
   type ClusterSettings,
-} from '../cluster/connection.js';
+} from '../cluster/settings.js';
 import { hubCommand } from '../cluster/hub-commands.js';
 import { DEFAULT_HUB, nameProblem } from '../cluster/names.js';
 import { nodeActions } from '../cluster/node-actions.js';
-import { SharedRateLimits } from '../cluster/shared-rate-limits.js';
+import { hubRemoteSessions } from '../cluster/remote.js';
+import type { SharedRateLimits } from '../cluster/shared-rate-limits.js';
+import type { RateLimiter, RateRequest } from '../core/rate-limit.js';
 import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
@@ -57,7 +58,7 @@ export function clusterSettings(flags: ClusterFlags, config: Config, base: strin
   if (problem) throw new UsageError(`--node: ${problem}`);
   try {
     // A key file that is missing, foreign or readable by others is said before anything starts.
-    authenticatorFrom(expandDir(credentials, base));
+    readCredentials(expandDir(credentials, base));
     return {
       role: node ? 'node' : 'hub',
       name,
@@ -139,6 +140,8 @@ export async function startClusterRole(
   try {
     const where = settings.servers.join(', ');
     if (settings.role === 'hub') {
+      // The NATS client is loaded only by a machine that joins a cluster.
+      const { ClusterHub } = await import('../cluster/cluster-hub.js');
       const hub = await ClusterHub.start({
         settings,
         version: parts.version,
@@ -157,6 +160,7 @@ export async function startClusterRole(
       };
     }
     const sessions = starter(parts);
+    const { ClusterNode } = await import('../cluster/cluster-node.js');
     const node = await ClusterNode.start({
       settings,
       version: parts.version,
@@ -213,7 +217,7 @@ export class ServeCluster {
   private role: ClusterRole | null = null;
 
   /** `defaults.rate_limit.redis`: the hub's rate limits counted in Redis, shared with the other hubs. */
-  private limits: SharedRateLimits | null = null;
+  private limits: Promise<SharedRateLimits> | null = null;
 
   private constructor(
     readonly settings: ClusterSettings,
@@ -248,11 +252,18 @@ export class ServeCluster {
   /** The hub answers /nodes, /start and /stop in the chats, and counts rate limits with the other hubs. */
   daemonOptions(store: Store, log: (line: string) => void): Pick<DaemonOptions, 'commands' | 'limiter'> {
     if (this.settings.role !== 'hub') return {};
-    const limits = this.redis ? new SharedRateLimits(this.redis, log) : null;
+    const redis = this.redis;
+    const limits = redis
+      ? import('../cluster/shared-rate-limits.js').then(
+          ({ SharedRateLimits }) => new SharedRateLimits(redis, log),
+        )
+      : null;
     this.limits = limits;
     return {
       commands: hubCommands(() => this.hub, store),
-      ...(limits ? { limiter: (l: Parameters<SharedRateLimits['limiter']>[0]) => limits.limiter(l) } : {}),
+      ...(limits
+        ? { limiter: (l: Parameters<SharedRateLimits['limiter']>[0]) => lazyLimiter(limits, l) }
+        : {}),
     };
   }
 
@@ -267,6 +278,15 @@ export class ServeCluster {
 
   async close(): Promise<void> {
     await this.role?.close().catch(() => undefined);
-    this.limits?.close();
+    await this.limits?.then((limits) => limits.close());
   }
+}
+
+/** A limiter whose Redis client is loaded when the hub starts (the rest of serve does not wait for it). */
+function lazyLimiter(
+  shared: Promise<SharedRateLimits>,
+  limits: Parameters<SharedRateLimits['limiter']>[0],
+): RateLimiter {
+  const limiter = shared.then((s) => s.limiter(limits));
+  return { check: async (request: RateRequest) => (await limiter).check(request) };
 }

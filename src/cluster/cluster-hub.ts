@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Clock } from '../core/clock.js';
-import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { ClusterStore, type NodeRecord } from '../store/cluster-store.js';
 import type { Store } from '../store/store.js';
 import { connectCluster, type ClusterSettings } from './connection.js';
@@ -211,23 +210,5 @@ function view(node: NodeRecord): Omit<NodeView, 'online' | 'running'> {
     seenAt: node.seenAt,
     repos: info.repos ?? [],
     agents: info.agents ?? [],
-  };
-}
-
-/** The web UI's way to the hub's nodes (the hub may not be up yet when the web UI starts: none until it is). */
-export function hubRemoteSessions(current: () => ClusterHub | null): RemoteSessions {
-  const hub = () => {
-    const joined = current();
-    if (!joined) throw new Error('the cluster is not joined yet: try again in a moment');
-    return joined;
-  };
-  return {
-    nodes: async () => {
-      const joined = current();
-      if (!joined) return [];
-      return (await joined.nodes()).map(({ name, online, agents }) => ({ name, online, agents }));
-    },
-    launch: (node, request, who) => hub().launch(node, request, who),
-    stop: (node, sessionId, who) => void hub().request(node, { action: 'stop', sessionId, by: who }),
   };
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { hubRemoteSessions, type ClusterHub } from '../../src/cluster/cluster-hub.js';
+import type { ClusterHub } from '../../src/cluster/cluster-hub.js';
+import { hubRemoteSessions } from '../../src/cluster/remote.js';
 import { systemClock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
