@@ -149,6 +149,7 @@ export async function startClusterRole(
         channels: () => parts.channels,
         clock: systemClock,
         log: parts.log,
+        changed: () => parts.daemon.panelsChanged(),
       });
       bindHub(hub);
       return {
@@ -250,7 +251,10 @@ export class ServeCluster {
   }
 
   /** The hub answers /nodes, /start and /stop in the chats, and counts rate limits with the other hubs. */
-  daemonOptions(store: Store, log: (line: string) => void): Pick<DaemonOptions, 'commands' | 'limiter'> {
+  daemonOptions(
+    store: Store,
+    log: (line: string) => void,
+  ): Pick<DaemonOptions, 'commands' | 'limiter' | 'remoteProjects'> {
     if (this.settings.role !== 'hub') return {};
     const redis = this.redis;
     const limits = redis
@@ -261,6 +265,11 @@ export class ServeCluster {
     this.limits = limits;
     return {
       commands: hubCommands(() => this.hub, store),
+      // The nodes' repositories on the control panel, `api@laptop`, with Start and Stop.
+      remoteProjects: {
+        list: async () => this.hub?.panelProjects() ?? [],
+        act: async (action, project, by) => this.hub?.panelAction(action, project, by) ?? null,
+      },
       ...(limits
         ? { limiter: (l: Parameters<SharedRateLimits['limiter']>[0]) => lazyLimiter(limits, l) }
         : {}),

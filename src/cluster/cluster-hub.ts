@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Clock } from '../core/clock.js';
+import type { PanelProject } from '../sessions/daemon/control-panel.js';
 import { ClusterStore, type NodeRecord } from '../store/cluster-store.js';
 import type { Store } from '../store/store.js';
 import { connectCluster, type ClusterSettings } from './connection.js';
@@ -21,6 +22,8 @@ export interface ClusterHubOptions {
   channels: () => string[];
   clock: Clock;
   log: (line: string) => void;
+  /** Something of a node changed (the control panel shows its projects). */
+  changed?: () => void;
 }
 
 export interface NodeView {
@@ -79,8 +82,10 @@ export class ClusterHub {
         this.pending.delete(result.requestId);
         waiting?.(result);
       },
-      changed: () => {
+      changed: (kind) => {
         this.forwarder.poke();
+        // A project's state or waiting prompts, not every message it says.
+        if (kind === 'session' || kind === 'prompt' || kind === 'hello') options.changed?.();
         for (const check of [...this.mirrorWaiters]) check();
       },
     });
@@ -177,6 +182,39 @@ export class ClusterHub {
         check();
       });
     });
+  }
+
+  /** Each node's repositories for the control panel, named `<repo>@<node>`, as their mirrors say they run. */
+  panelProjects(): PanelProject[] {
+    const { store } = this.options;
+    const running = store.sessions.list().filter((s) => s.node);
+    return this.cluster.nodes().flatMap((node) =>
+      view(node).repos.map((repo) => {
+        const session = running.find((s) => s.node === node.name && s.label === repo.name);
+        return {
+          name: `${repo.name}@${node.name}`,
+          agent: repo.agent,
+          state: session ? ('running' as const) : ('stopped' as const),
+          waiting: session ? store.prompts.open(session.id).length : 0,
+          worktrees: [],
+        };
+      }),
+    );
+  }
+
+  /** The control panel's Start or Stop on `<repo>@<node>`: asked of the node; what to acknowledge, or null. */
+  panelAction(action: 'start' | 'stop', project: string, by: string): string | null {
+    const at = project.lastIndexOf('@');
+    const [repo, node] = [project.slice(0, at), project.slice(at + 1)];
+    if (at < 1 || !this.knows(node)) return null;
+    if (action === 'start') {
+      this.request(node, { action: 'start', repo, by });
+      return `Asked ${node} to start ${repo}…`;
+    }
+    const session = this.options.store.sessions.list().find((s) => s.node === node && s.label === repo);
+    if (!session) return `${repo} is not running on ${node}.`;
+    this.request(node, { action: 'stop', sessionId: session.id, by });
+    return `Asked ${node} to stop ${repo}…`;
   }
 
   private async ping(node: string): Promise<boolean> {

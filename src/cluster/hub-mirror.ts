@@ -28,7 +28,7 @@ export interface HubMirrorOptions {
   /** A node said what became of a request (an answer, typed text, a start). */
   onResult?: (node: string, result: ResultEvent, sessionId: string | null) => void;
   /** Something was mirrored: look for what to forward. */
-  changed: () => void;
+  changed: (kind: EventKind) => void;
 }
 
 /**
@@ -75,7 +75,7 @@ export class HubMirror {
       this.options.log(`cluster: could not apply ${message.subject}: ${(error as Error).message}`);
       throw error;
     }
-    this.options.changed();
+    this.options.changed(parsed.kind);
     const said = result as { node: string; result: ResultEvent; sessionId: string | null } | null;
     if (said) this.options.onResult?.(said.node, said.result, said.sessionId);
   }

@@ -270,3 +270,43 @@ describe.skipIf(!NATS_SERVER)(`two hubs${NO_NATS}`, () => {
     }
   });
 });
+
+describe.skipIf(!NATS_SERVER)(`the hub's control panel${NO_NATS}`, () => {
+  it("shows each node's repositories as <repo>@<node>, running or not, and starts and stops them there", async () => {
+    const started: string[] = [];
+    const stopped: string[] = [];
+    await alpha!.stop();
+    alpha = await startNode(
+      nats,
+      'alpha',
+      alphaMachine,
+      nats.url,
+      {
+        startRepo: async (name) => {
+          started.push(name);
+          return true;
+        },
+        stop: async (sessionId) => {
+          stopped.push(sessionId);
+          return true;
+        },
+      },
+      [
+        { name: 'api', agent: 'claude', dir: '/src/api' },
+        { name: 'web', agent: 'codex', dir: '/src/web' },
+      ],
+    );
+    await waitFor('both repositories listed', () => hub!.panelProjects().length === 2);
+    const id = nodeSession(alphaMachine, 'api');
+    openPrompt(alphaMachine.store, id, permissionPrompt());
+    await waitFor('api running with a prompt', () => hub!.panelProjects()[0]?.waiting === 1);
+    expect(hub!.panelProjects()).toEqual([
+      { name: 'api@alpha', agent: 'claude', state: 'running', waiting: 1, worktrees: [] },
+      { name: 'web@alpha', agent: 'codex', state: 'stopped', waiting: 0, worktrees: [] },
+    ]);
+    expect(hub!.panelAction('start', 'web@alpha', 'discord:1')).toBe('Asked alpha to start web…');
+    expect(hub!.panelAction('stop', 'api@alpha', 'discord:1')).toBe('Asked alpha to stop api…');
+    expect(hub!.panelAction('stop', 'web@gamma', 'discord:1')).toBeNull();
+    await waitFor('asked on alpha', () => started.includes('web') && stopped.includes(id));
+  });
+});

@@ -55,6 +55,7 @@ export function startNode(
   node: Machine,
   url = nats.url,
   actions: Partial<NodeActions> = {},
+  repos: Array<{ name: string; agent: string; dir: string }> = [],
 ): Promise<ClusterNode> {
   const store = node.clusterStore;
   return ClusterNode.start({
@@ -72,7 +73,7 @@ export function startNode(
       answered: () => undefined,
       ...actions,
     },
-    hello: async () => ({ hostname: `${name}-host`, version: 'test', repos: [], agents: [] }),
+    hello: async () => ({ hostname: `${name}-host`, version: 'test', repos, agents: [] }),
     clock: systemClock,
     log: (line) => node.log.push(line),
   });

@@ -40,6 +40,14 @@ export interface DaemonOptions {
   /** Writes a thread created in chat into the config file. */
   saveThread?: (repo: string, entry: ThreadEntry) => void;
   /**
+   * Projects of other machines on the control panel (a cluster hub's nodes: `api@laptop`), and what its Start
+   * and Stop buttons do for them (the acknowledgement to show; null: not one of them).
+   */
+  remoteProjects?: {
+    list(): Promise<PanelProject[]>;
+    act(action: 'start' | 'stop', project: string, by: string): Promise<string | null>;
+  };
+  /**
    * Rate limits counted elsewhere (Redis, shared by several hubs) instead of in this process; called again
    * when a reload changes the limits.
    */
@@ -142,6 +150,11 @@ export class Daemon {
       this.threads.stopAll('agent-bridge is shutting down'),
     ]);
     await Promise.all(this.relays.map((relay) => relay.stop().catch(() => undefined)));
+  }
+
+  /** Something changed that the control panel shows (a node's session started or stopped). */
+  panelsChanged(): void {
+    this.refreshPanels();
   }
 
   repoNames(): string[] {
@@ -264,7 +277,7 @@ export class Daemon {
           })),
       });
     }
-    return projects;
+    return [...projects, ...((await this.options.remoteProjects?.list()) ?? [])];
   }
 
   /** The chats of a daemon session: its thread, or its repository's chats; null for sessions from elsewhere. */
@@ -444,7 +457,9 @@ export class Daemon {
     if (!request) return false;
     const repo = this.repos.get(request.repo);
     if (!repo) {
-      await event.acknowledge(`No project ${request.repo} here.`);
+      const by = `${entry.channel.name}:${event.from.id}`;
+      const remote = await this.options.remoteProjects?.act(request.action, request.repo, by);
+      await event.acknowledge(remote ?? `No project ${request.repo} here.`);
       return true;
     }
     this.options.store.audit.record('THREAD_SESSION', {
