@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeTelegram, type FakeMessage, type FakeTelegram } from '../fakes/telegram/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
+import { cli } from '../support/cli-under-pty.js';
 import { nodeSection, ServeMachine } from '../support/cluster-serve.js';
 import { NATS_SERVER, NO_NATS, startNats, type NatsWorld } from '../support/nats-server.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -164,6 +165,11 @@ describe.skipIf(!NATS_SERVER)(`many machines over NATS: a hub and two nodes${NO_
     await hub.started();
     const prompt = await promptAbout('Deploy release 42');
     expect(prompt.text).toMatch(/beta/);
+    // The hub's own command line lists the node's session and prompt, with the machine.
+    const approvals = await cli(['approvals'], hub.processEnv);
+    expect(approvals.stdout).toMatch(/^ID\s+MACHINE\s+AGENT/);
+    expect(approvals.stdout).toMatch(/\s+beta\s+custom\s+yes_no\s+.*Deploy release 42/);
+    expect((await cli(['status'], hub.processEnv)).stdout).toMatch(/\s+beta\s+custom\s+running\s+1 prompt/);
     press(prompt, buttonData(prompt, '✅ Yes'));
     await botSaid(/deployed: y/);
     expect(readFileSync(path.join(beta.root, 'deploy', 'answers.txt'), 'utf8')).toBe('deploy: y\n');
