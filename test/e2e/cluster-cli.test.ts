@@ -163,3 +163,36 @@ describe.skipIf(!NATS_SERVER)(`cluster init${NO_NATS}`, () => {
     }
   });
 });
+
+describe.skipIf(!NATS_SERVER)(`doctor on a machine of a cluster${NO_NATS}`, () => {
+  it('says whether the NATS server takes its key, with JetStream on; one machine alone gets no such line', async () => {
+    const alone = await cli(['doctor', '--json'], env);
+    expect(
+      (JSON.parse(alone.stdout) as { checks: Array<{ id: string }> }).checks.map((c) => c.id),
+    ).not.toContain('cluster');
+    const nats = await startNats({ nodes: ['laptop'] });
+    try {
+      const config = (key: string) =>
+        writeFileSync(
+          path.join(env.AGENT_BRIDGE_HOME!, 'agent-bridge.yaml'),
+          `cluster:\n  nats: ${nats.url}\n  node: laptop\n  credentials: ${key}\n`,
+          { mode: 0o600 },
+        );
+      config(nats.keyFile('laptop'));
+      const checks = async () =>
+        (
+          JSON.parse((await cli(['doctor', '--json'], env)).stdout) as {
+            checks: Array<{ id: string; status: string; detail: string }>;
+          }
+        ).checks.find((c) => c.id === 'cluster');
+      expect(await checks()).toMatchObject({
+        status: 'ok',
+        detail: expect.stringMatching(/takes node laptop's key; JetStream is on/),
+      });
+      config(keyFile());
+      expect(await checks()).toMatchObject({ status: 'fail', detail: expect.stringMatching(/refused/) });
+    } finally {
+      await nats.close();
+    }
+  });
+});
