@@ -1,11 +1,10 @@
+import { MACHINE_NAME } from '../core/machine-name.js';
+
 /**
  * Names on the bus. Node → hub events go to `ab.ev.<node>.<kind>[.<session>]`, hub → node commands to
  * `ab.cmd.<node>.<kind>`: the node's name is a subject token, so the server's per-user permissions say which
  * node may publish what, and the receiving side learns the sender from the subject, never from the payload.
  */
-
-/** Lowercase letters, digits, `-` and `_`: a subject token, a consumer name and a file name at once. */
-const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 export const EVENTS_STREAM = 'AB_EVENTS';
 export const COMMANDS_STREAM = 'AB_COMMANDS';
@@ -13,7 +12,7 @@ export const DEFAULT_HUB = 'hub';
 
 /** Why a name cannot be a node's (or a hub's) name; null when it can. */
 export function nameProblem(name: string): string | null {
-  if (NAME.test(name)) return null;
+  if (MACHINE_NAME.test(name)) return null;
   return `"${name}" cannot name a machine: use 1 to 32 lowercase letters, digits, - or _ (starting with a letter or digit)`;
 }
 

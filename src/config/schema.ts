@@ -1,3 +1,4 @@
+import { MACHINE_NAME } from '../core/machine-name.js';
 import { z } from 'zod';
 
 /** Durations as people write them: 90s, 10m, 2h, or a number of seconds. */
@@ -162,9 +163,7 @@ const repo = z
   .strict();
 
 /** Many machines over NATS (see the README's "Many machines"): a hub, or a node with agents. */
-const machineName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a name of 1 to 32 lowercase letters, digits, - or _');
+const machineName = z.string().regex(MACHINE_NAME, 'a name of 1 to 32 lowercase letters, digits, - or _');
 const cluster = z
   .object({
     /** The NATS server(s): nats://host:4222 or tls://host:4222, several separated by commas. */

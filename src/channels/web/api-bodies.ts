@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MACHINE_NAME } from '../../core/machine-name.js';
 
 /** The JSON bodies the web API takes (API.md), checked whole: an unknown key or a wrong type is a 400. */
 
@@ -21,10 +22,7 @@ const startSession = z.strictObject({
   cwd: argument(1, MAX_PATH_CHARS),
   args: z.array(argument(0, MAX_PATH_CHARS)).max(MAX_ARGS).optional(),
   /** A machine of the cluster (a node's name). */
-  node: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'a node name')
-    .optional(),
+  node: z.string().regex(MACHINE_NAME, 'a node name').optional(),
 });
 
 const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
