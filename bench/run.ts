@@ -8,6 +8,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { clusterInbox } from './cluster-inbox.js';
 import { daemonSessions } from './daemon-sessions.js';
 import { detectorThroughput } from './detector-throughput.js';
 import { discordLatency } from './discord-latency.js';
@@ -38,6 +39,7 @@ const registry: Benchmark[] = [
   webTerminal,
   idleCpu,
   historyCommands,
+  clusterInbox,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]

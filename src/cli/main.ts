@@ -6,6 +6,7 @@ import { examples, portNumber, positiveInt, positiveIntOrZero } from './command-
 import type { SetupSlackOptions } from './commands/setup-slack.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { addOperationalCommands } from './operational-commands.js';
+import { addClusterCommands } from './cluster-commands.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
 function version(): string {
@@ -63,6 +64,7 @@ export function buildProgram(): Command {
   addSetupCommands(program);
   addConfigCommands(program);
   addOperationalCommands(program);
+  addClusterCommands(program);
   return program;
 }
 
@@ -234,9 +236,26 @@ function addServeCommands(program: Command): void {
     .option('--tls-cert <file>', 'TLS certificate (PEM) for the web UI')
     .option('--tls-key <file>', 'TLS private key (PEM) for the web UI')
     .option('--insecure-bind', 'allow plain HTTP on a non-loopback --host')
+    .option(
+      '--nats <url>',
+      'many machines: join the cluster through this NATS server (nats://host:4222) as its hub, or as a node with --node',
+    )
+    .option(
+      '--node <name>',
+      "with --nats: this machine is the node <name> (it hosts agents; chats are the hub's)",
+    )
+    .option(
+      '--nats-credentials <file>',
+      "with --nats: this machine's key file (agent-bridge cluster init writes it)",
+    )
     .addHelpText(
       'after',
-      examples('agent-bridge serve', 'agent-bridge serve --config ~/work/agent-bridge.yaml'),
+      examples(
+        'agent-bridge serve',
+        'agent-bridge serve --config ~/work/agent-bridge.yaml',
+        'agent-bridge serve --nats nats://hub.example:4222 --nats-credentials ~/.agent-bridge/hub.nk',
+        'agent-bridge serve --nats nats://hub.example:4222 --node laptop --nats-credentials ~/.agent-bridge/laptop.nk',
+      ),
     )
     .action(async (options: ServeOptions) => {
       const { serveCommand } = await import('./commands/serve.js');

@@ -6,6 +6,7 @@ import { startWebServer } from '../channels/web/web-server.js';
 import type { Clock } from '../core/clock.js';
 import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
+import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { SessionsWebBackend } from '../sessions/web-backend.js';
 import type { Store } from '../store/store.js';
 import { CliFailure, UsageError } from './errors.js';
@@ -52,6 +53,8 @@ export async function startWeb(
     hooks?: HookReceiver;
     version: string;
     log: (line: string) => void;
+    /** A cluster hub: its nodes' sessions started and stopped from the page. */
+    remote?: RemoteSessions;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   if (Boolean(options.tlsCert) !== Boolean(options.tlsKey))
@@ -79,6 +82,7 @@ export async function startWeb(
     ...(context.hooks ? { hooks: context.hooks } : {}),
     version: context.version,
     cwd: process.cwd(),
+    ...(context.remote ? { remote: context.remote } : {}),
   });
   const server = await startWebServer({
     backend,

@@ -1,3 +1,4 @@
+import { MACHINE_NAME } from '../core/machine-name.js';
 import { z } from 'zod';
 
 /** Durations as people write them: 90s, 10m, 2h, or a number of seconds. */
@@ -105,6 +106,11 @@ const rateLimit = z
     user_burst: z.number().int().positive().default(3),
     channel_rate: z.number().positive().default(2),
     channel_burst: z.number().int().positive().default(10),
+    /** Count in Redis, shared by every hub that names it (limits that hold across hubs): redis://host:6379. */
+    redis: z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'a Redis URL: redis://host:6379 (rediss:// for TLS)')
+      .optional(),
   })
   .strict();
 
@@ -156,6 +162,31 @@ const repo = z
   })
   .strict();
 
+/** Many machines over NATS (see the README's "Many machines"): a hub, or a node with agents. */
+const machineName = z.string().regex(MACHINE_NAME, 'a name of 1 to 32 lowercase letters, digits, - or _');
+const cluster = z
+  .object({
+    /** The NATS server(s): nats://host:4222 or tls://host:4222, several separated by commas. */
+    nats: z.string().min(1, 'the NATS server, e.g. nats://hub.example:4222'),
+    /** This machine is a node of that name (it hosts agents); without it, the hub (chats and web UI). */
+    node: machineName.optional(),
+    /** The hub's name, when there are several hubs (default hub). */
+    hub: machineName.optional(),
+    /** This machine's key: the nkey seed file (or a .creds file) agent-bridge cluster init wrote for it. */
+    credentials: z.string().min(1, 'the key file agent-bridge cluster init wrote for this machine'),
+    /** TLS to the server: the CA that signed its certificate; a client certificate and key if it asks. */
+    tls: z
+      .object({
+        ca: z.string().min(1).optional(),
+        cert: z.string().min(1).optional(),
+        key: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((c) => !(c.node && c.hub), { message: 'a machine is a node or a hub: remove node: or hub:' });
+
 export const configSchema = z
   .object({
     defaults: defaults.prefault({}),
@@ -164,6 +195,7 @@ export const configSchema = z
       .passthrough()
       .prefault({}),
     repos: z.array(repo).default([]),
+    cluster: cluster.optional(),
   })
   .strict();
 
@@ -172,6 +204,7 @@ export type TelegramConfig = z.infer<typeof telegram>;
 export type DiscordConfig = z.infer<typeof discord>;
 export type SlackConfig = z.infer<typeof slack>;
 export type RepoConfig = z.infer<typeof repo>;
+export type ClusterConfig = z.infer<typeof cluster>;
 export type ThreadEntry = z.infer<typeof threadEntry>;
 export type PermissionMode = z.infer<typeof permissionMode>;
 export type Isolation = z.infer<typeof isolation>;

@@ -1,5 +1,6 @@
 import type { IsAlive } from '../core/process-ref.js';
 import { describeReply, parseReply, ReplyError, type ReplyAction } from '../core/prompt.js';
+import { checkForwardedReply } from '../core/forwarded-reply.js';
 import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { seal } from '../core/sealed-box.js';
 import { isProcessAlive } from '../drivers/terminal/process-tree.js';
@@ -26,6 +27,11 @@ export interface AnswerRequest {
   sessionPrefix?: string;
   noncePrefix?: string;
   raw: string;
+  /**
+   * An answer already parsed by another machine (a hub, from its mirror of the prompt), in place of `raw`:
+   * checked here against the prompt's own choices (checkForwardedReply), never taken on trust.
+   */
+  reply?: ReplyAction;
   /** e.g. `cli:alice`, `telegram:12345`. */
   decidedBy: string;
 }
@@ -81,7 +87,9 @@ export function answerPrompt(
   }
   let reply: ReplyAction;
   try {
-    reply = replyFor(request.raw, record, session);
+    reply = request.reply
+      ? checkForwardedReply(request.reply, record)
+      : replyFor(request.raw, record, session);
   } catch (error) {
     if (!(error instanceof ReplyError)) throw error;
     return { ok: false, code: 'bad_reply', reason: error.message, record };

@@ -27,6 +27,7 @@ import { Conversations } from './conversations.js';
 import { SessionFiles } from './files/session-files.js';
 import { firstPromptOf } from './first-prompt.js';
 import type { LiveSessions } from './live-sessions.js';
+import type { RemoteSessions } from './remote-sessions.js';
 import { promptView } from './prompt-view.js';
 import { reapIfDead } from './session-liveness.js';
 import { attachRemote, stopRemote } from './share/remote-terminal.js';
@@ -47,6 +48,10 @@ export interface WebBackendOptions {
   hooks?: HookReceiver;
   version: string;
   cwd: string;
+  /** Channels that hear what sessions started here say (a cluster node: `hub`); default none. */
+  approveFrom?: string[];
+  /** A cluster hub: sessions on its nodes, started and stopped from here. */
+  remote?: RemoteSessions;
 }
 
 /** The newest recordings the web UI lists (reading a thousand headers would stall the page). */
@@ -57,6 +62,8 @@ interface Launch {
   cwd: string;
   args?: string[];
   resume?: string | true;
+  /** Another machine of the cluster (a hub's node); default this one. */
+  node?: string;
 }
 
 /** The web channel's view of agent-bridge: sessions (started from the page too), prompts, recordings, live terminals. */
@@ -144,6 +151,7 @@ export class SessionsWebBackend implements WebBackend {
 
   async start(request: Launch, who: string): Promise<WebSession> {
     if (this.closed) throw new Error(STOPPING);
+    if (request.node) return this.startOn(request.node, request, who);
     const spec = getAgent(request.agent);
     const cwd = path.resolve(request.cwd);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory())
@@ -166,6 +174,7 @@ export class SessionsWebBackend implements WebBackend {
       clock,
       startedBy: who,
       ...(hooks ? { hooks } : {}),
+      ...(this.options.approveFrom ? { approveFrom: this.options.approveFrom } : {}),
     });
     // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.
     if (this.closed) {
@@ -178,13 +187,30 @@ export class SessionsWebBackend implements WebBackend {
     return this.view(store.sessions.get(session.id)!, 0);
   }
 
+  /** The machines of the cluster sessions can be started on (none for one machine alone). */
+  async nodes() {
+    return (await this.options.remote?.nodes()) ?? [];
+  }
+
+  private async startOn(node: string, request: Launch, who: string): Promise<WebSession> {
+    const remote = this.options.remote;
+    if (!remote) throw new Error(`no machine ${node}: this server is not a cluster hub`);
+    const { agent, cwd, args } = request;
+    const id = await remote.launch(node, { agent, cwd, ...(args ? { args } : {}) }, who);
+    return this.view(this.options.store.sessions.get(id)!, 0);
+  }
+
   async stop(id: string): Promise<boolean> {
+    const record = this.options.store.sessions.get(id);
+    if (record?.node && record.status === 'active' && this.options.remote) {
+      this.options.remote.stop(record.node, id, 'web');
+      return true;
+    }
     const session = this.options.live.get(id);
     if (session) {
       await session.stop({ reason: 'stopped from the web UI' });
       return true;
     }
-    const record = this.options.store.sessions.get(id);
     const socket = record && this.sharedSocket(record);
     return socket ? stopRemote(socket, this.options.clock) : false;
   }
@@ -399,6 +425,7 @@ export class SessionsWebBackend implements WebBackend {
       startedHere: this.started.has(record.id),
       shared: this.sharedSocket(record) !== null,
       conversation: this.conversations.get(record.id)?.currentState ?? null,
+      remote: record.node !== null && this.options.remote !== undefined,
     });
   }
 

@@ -18,6 +18,8 @@ export interface Reach {
   shared: boolean;
   /** This server keeps its conversation (a structured session it runs, or ran lately), and its state. */
   conversation: ConversationState | null;
+  /** It runs on a node of this hub's cluster, which stops it when asked. */
+  remote?: boolean;
 }
 
 /** What people call a session: the name they gave it, else what they first asked of it, else agent and folder. */
@@ -57,7 +59,8 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     live: running && runsIn !== 'elsewhere' && hasScreen,
     conversation: reach.conversation !== null,
     canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
-    canStop: running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
+    canStop:
+      running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput) || Boolean(reach.remote)),
     // A custom command's arguments are known only to the server that started it.
     canRestart: running
       ? reach.startedHere

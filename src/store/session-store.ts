@@ -36,6 +36,8 @@ export interface SessionRecord {
   /** `agent-bridge run`: the unix socket its screen is shared on with the web UI, and whether the web may type. */
   viewSocket: string | null;
   webInput: boolean;
+  /** A hub's mirror of a session on another machine: that node's name (its own store is the truth); else null. */
+  node: string | null;
 }
 
 interface Row {
@@ -60,6 +62,7 @@ interface Row {
   first_prompt: string | null;
   view_socket: string | null;
   web_input: number;
+  node: string | null;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -84,6 +87,7 @@ const fromRow = (r: Row): SessionRecord => ({
   firstPrompt: r.first_prompt,
   viewSocket: r.view_socket,
   webInput: r.web_input === 1,
+  node: r.node ?? null,
 });
 
 function parseUsage(json: string | null): AgentUsage | null {
@@ -228,8 +232,11 @@ export class SessionStore {
     return this.list().filter((s) => !this.ownerAlive(s, isAlive));
   }
 
-  /** Is the process that runs the session still there? Sessions of other machines are taken on trust. */
+  /**
+   * Is the process that runs the session still there? Sessions of other machines are taken on trust (a hub's
+   * mirror of a node's session: the node says when it ends).
+   */
   ownerAlive(session: SessionRecord, isAlive: IsAlive): boolean {
-    return session.host !== hostname() || isAlive(session.owner);
+    return session.node !== null || session.host !== hostname() || isAlive(session.owner);
   }
 }

@@ -18,12 +18,14 @@ const isText = (value: unknown, min: number, max: number): value is string =>
 /** The shapes API.md documents, written independently of the zod schema. */
 function isStartBody(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
-  if (Object.keys(value).some((key) => !['agent', 'cwd', 'args'].includes(key))) return false;
-  const { args } = value;
+  if (Object.keys(value).some((key) => !['agent', 'cwd', 'args', 'node'].includes(key))) return false;
+  const { args, node } = value;
   const argsOk =
     args === undefined ||
     (Array.isArray(args) && args.length <= 100 && args.every((a) => isText(a, 0, 4096)));
-  return isText(value.agent, 1, 64) && isText(value.cwd, 1, 4096) && argsOk;
+  // A machine of the cluster: a node's name.
+  const nodeOk = node === undefined || (typeof node === 'string' && /^[a-z0-9][a-z0-9_-]{0,31}$/.test(node));
+  return isText(value.agent, 1, 64) && isText(value.cwd, 1, 4096) && argsOk && nodeOk;
 }
 
 function isAnswerBody(value: unknown): boolean {
@@ -51,6 +53,7 @@ const startLike = fc.record(
     agent: fc.oneof(text, fc.anything()),
     cwd: fc.oneof(text, fc.anything()),
     args: fc.oneof(fc.array(text, { maxLength: 4 }), fc.anything()),
+    node: fc.oneof(text, fc.constantFrom('laptop', 'build-box', 'Laptop', 'a.b', '-x'), fc.anything()),
     extra: fc.anything(),
   },
   { requiredKeys: [] },
@@ -75,7 +78,7 @@ describe('web API bodies, parsed alone', () => {
         const parsed = parseStartSession(body);
         expect(parsed.ok).toBe(isStartBody(body));
         if (parsed.ok) expect(parsed.value).toEqual(body);
-        else expect(parsed.error).toMatch(/^send \{ agent, cwd, args\? \}[^\n]{0,400}$/);
+        else expect(parsed.error).toMatch(/^send \{ agent, cwd, args\?, node\? \}[^\n]{0,400}$/);
       }),
       { numRuns: 2000 },
     );

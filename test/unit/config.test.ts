@@ -114,3 +114,15 @@ describe('configuration', () => {
     ]).toEqual([90_000, 600_000, 7_200_000, 5000, 250]);
   });
 });
+
+describe('cluster: many machines', () => {
+  it('takes a node or a hub, and refuses both at once or a name that cannot be a subject', () => {
+    const base = 'cluster:\n  nats: nats://hub.example:4222\n  credentials: ~/.agent-bridge/laptop.nk\n';
+    expect(parse(base + '  node: laptop\n').cluster).toMatchObject({ node: 'laptop' });
+    expect(parse(base).cluster?.node).toBeUndefined();
+    expect(() => parse(base + '  node: laptop\n  hub: main\n')).toThrow(/a node or a hub/);
+    expect(() => parse(base + '  node: Lap.top\n')).toThrow(/lowercase letters/);
+    expect(() => parse('cluster:\n  nats: nats://h:4222\n')).toThrow(/credentials/);
+    expect(() => parse(base + '  redis: redis://x\n')).toThrow();
+  });
+});

@@ -69,8 +69,13 @@ const seg = encodeURIComponent;
 export const api = {
   config: () => request<AppConfig>('GET', '/api/config'),
   sessions: () => request<Session[]>('GET', '/api/sessions'),
-  start: (agent: string, cwd: string, args: string[]) =>
-    request<Session>('POST', '/api/sessions', args.length > 0 ? { agent, cwd, args } : { agent, cwd }),
+  start: (agent: string, cwd: string, args: string[], node?: string) =>
+    request<Session>('POST', '/api/sessions', {
+      agent,
+      cwd,
+      ...(args.length > 0 ? { args } : {}),
+      ...(node ? { node } : {}),
+    }),
   stop: (id: string) => request<{ ok: true }>('POST', `/api/sessions/${seg(id)}/stop`),
   restart: (id: string) => request<Session>('POST', `/api/sessions/${seg(id)}/restart`),
   resume: (id: string) => request<Session>('POST', `/api/sessions/${seg(id)}/resume`),

@@ -34,6 +34,14 @@ export interface AppConfig {
   version: string;
   cwd: string;
   agents: ToolCard[];
+  /** A cluster hub's nodes: machines sessions can be started on besides this one. */
+  nodes?: ClusterNode[];
+}
+
+export interface ClusterNode {
+  name: string;
+  online: boolean;
+  agents: string[];
 }
 
 export type EventFrame = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: Prompt };

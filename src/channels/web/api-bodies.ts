@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { textProblem } from '../../core/answer-text.js';
+import { MACHINE_NAME } from '../../core/machine-name.js';
 
 /** The JSON bodies the web API takes (API.md), checked whole: an unknown key or a wrong type is a 400. */
 
@@ -21,6 +22,8 @@ const startSession = z.strictObject({
   agent: argument(1, 64),
   cwd: argument(1, MAX_PATH_CHARS),
   args: z.array(argument(0, MAX_PATH_CHARS)).max(MAX_ARGS).optional(),
+  /** A machine of the cluster (a node's name). */
+  node: z.string().regex(MACHINE_NAME, 'a node name').optional(),
 });
 
 const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
@@ -57,7 +60,7 @@ export type MessageBody = z.infer<typeof sendMessage>;
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export function parseStartSession(body: unknown): Parsed<StartSessionBody> {
-  return parse(startSession, body, 'send { agent, cwd, args? } (args: a list of strings)');
+  return parse(startSession, body, 'send { agent, cwd, args?, node? } (args: a list of strings)');
 }
 
 export function parseAnswer(body: unknown): Parsed<AnswerBody> {

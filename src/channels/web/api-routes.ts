@@ -11,16 +11,22 @@ export function registerApi(server: FastifyInstance, backend: WebBackend): void 
     version: backend.version,
     cwd: backend.cwd,
     agents: await backend.tools(),
+    nodes: await backend.nodes(),
   }));
   server.get('/api/sessions', async () => backend.sessions());
   server.post('/api/sessions', async (request, reply) => {
     const body = parseStartSession(request.body);
     if (!body.ok) return reply.code(400).send({ error: body.error });
-    const { agent, cwd, args } = body.value;
+    const { agent, cwd, args, node } = body.value;
     try {
       return reply
         .code(201)
-        .send(await backend.start({ agent, cwd, ...(args ? { args } : {}) }, who(request)));
+        .send(
+          await backend.start(
+            { agent, cwd, ...(args ? { args } : {}), ...(node ? { node } : {}) },
+            who(request),
+          ),
+        );
     } catch (error) {
       return reply.code(400).send({ error: (error as Error).message });
     }

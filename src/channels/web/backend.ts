@@ -126,7 +126,13 @@ export interface WebBackend {
   cwd: string;
   tools(): Promise<ToolCard[]>;
   sessions(): WebSession[];
-  start(request: { agent: string; cwd: string; args?: string[] }, who: string): Promise<WebSession>;
+  /** `node`: on that machine of the cluster (a hub's node), in a folder of its own. */
+  start(
+    request: { agent: string; cwd: string; args?: string[]; node?: string },
+    who: string,
+  ): Promise<WebSession>;
+  /** The cluster's machines sessions can be started on besides this one (none for one machine alone). */
+  nodes(): Promise<Array<{ name: string; online: boolean; agents: string[] }>>;
   stop(id: string): Promise<boolean>;
   /** A running session started here: stopped and started again; an ended one: started again. */
   restart(id: string, who: string): Promise<WebSession | null>;

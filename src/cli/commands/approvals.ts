@@ -20,6 +20,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
           ...publicPrompt(p),
           agent: sessions.get(p.sessionId)?.agent ?? null,
           cwd: sessions.get(p.sessionId)?.cwd ?? null,
+          machine: sessions.get(p.sessionId)?.host ?? null,
         })),
       );
       return;
@@ -29,9 +30,11 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
       return;
     }
     const now = Date.now();
+    // Many machines: which one asks (a hub lists its nodes' prompts too).
+    const machines = open.some((p) => sessions.get(p.sessionId)?.node);
     printTable(
       target,
-      ['ID', 'AGENT', 'KIND', 'EXPIRES', 'QUESTION', 'CHOICES'],
+      ['ID', ...(machines ? ['MACHINE'] : []), 'AGENT', 'KIND', 'EXPIRES', 'QUESTION', 'CHOICES'],
       open.map((p) => {
         const session = sessions.get(p.sessionId);
         const agent = session
@@ -39,6 +42,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
           : '?';
         return [
           p.id.slice(0, 8),
+          ...(machines ? [session?.host ?? '?'] : []),
           agent,
           p.kind,
           formatIn(p.expiresAt - now),

@@ -3,6 +3,7 @@ import semver from 'semver';
 import { findConfigFile } from '../../config/load.js';
 import { dataDir } from '../../store/paths.js';
 import { runCheck, type Check, type CheckResult } from '../doctor/check.js';
+import { clusterCheck } from '../doctor/cluster-check.js';
 import { agentChecks, channelChecks, configCheck } from '../doctor/setup-checks.js';
 import {
   diskCheck,
@@ -38,7 +39,8 @@ export async function doctorCommand(
   target: OutputTarget = stdoutTarget,
 ): Promise<number> {
   const dir = dataDir();
-  const { result: config, config: loaded } = configCheck(safeFindConfig(options.config, dir));
+  const file = safeFindConfig(options.config, dir);
+  const { result: config, config: loaded } = configCheck(file);
   const checks: Array<[string, Check]> = [
     ['node', async () => nodeCheck(enginesNode(), (v, range) => semver.satisfies(v, range))],
     ['pty', ptyCheck],
@@ -48,6 +50,7 @@ export async function doctorCommand(
     ['agents', () => agentChecks(loaded)],
     ['config', async () => config],
     ['channels', () => channelChecks(loaded)],
+    ['cluster', () => clusterCheck(loaded, file)],
     ['web-port', () => portCheck(options.host, options.port)],
     ['hooks', hookCheck],
   ];

@@ -14,7 +14,7 @@ import { signalGroup } from '../../drivers/terminal/process-tree.js';
 import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
-import { daemonSettings } from '../daemon-settings.js';
+import { daemonSettings as configuredSettings } from '../daemon-settings.js';
 import { LiveSessions } from '../../sessions/live-sessions.js';
 import { startWeb } from '../web-hosting.js';
 import { openDaemonLog } from '../daemon-log.js';
@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { CliFailure } from '../errors.js';
 import { isProcessAlive } from '../process.js';
 import { userName } from '../user.js';
+import { ServeCluster } from '../cluster-hosting.js';
 
 export interface ServeOptions {
   config?: string;
@@ -35,6 +36,10 @@ export interface ServeOptions {
   tlsCert?: string;
   tlsKey?: string;
   insecureBind?: boolean;
+  /** Many machines: the NATS server, this machine's node name (else the hub) and its key file. */
+  nats?: string;
+  node?: string;
+  natsCredentials?: string;
 }
 
 /**
@@ -45,18 +50,20 @@ export interface ServeOptions {
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
   const { config } = loadConfig(file);
+  const cluster = ServeCluster.prepare(options, config, configBase(file), packageVersion());
   const withTerminal = options.terminal ?? Boolean(process.stdin.isTTY);
   const daemonLog = openDaemonLog(dataDir());
   const log = daemonLog.log;
   const channels = buildChannels(config, withTerminal, log);
-  if (channels.length === 0 && !options.web) throw nothingToServe(file);
+  // A node serves its hubs (through the bus) even with no chat, terminal or web UI of its own.
+  if (channels.length === 0 && !options.web && cluster?.settings.role !== 'node') throw nothingToServe(file);
   const store = openStore();
   const hooks = await HookReceiver.start((attempt) =>
     store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
   );
   const relayStore = openStore();
   const live = new LiveSessions();
-  const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file));
+  const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file), cluster);
   const daemon = new Daemon({
     store,
     relayStore,
@@ -69,6 +76,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     isAlive: isProcessAlive,
     log,
     ...(file ? { saveThread: threadSaver(file)! } : {}),
+    ...cluster?.daemonOptions(store, log),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
   // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
@@ -87,15 +95,14 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
         );
       })(),
     ]);
+    // After the sessions: a node says how they ended before it leaves the cluster.
+    await cluster?.close();
     await hooks.close();
     relayStore.close();
     store.close();
     daemonLog.close();
   };
-  const hosted = await daemon.start().catch(async (error: unknown) => {
-    await closeAll();
-    throw new CliFailure((error as Error).message);
-  });
+  const hosted = await daemon.start().catch(closeAllThen(closeAll));
   if (options.web) {
     web = await startWeb(webOptions(options), {
       store,
@@ -105,11 +112,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       hooks,
       version: packageVersion(),
       log,
-    }).catch(async (error: unknown) => {
-      await closeAll();
-      throw error;
-    });
+      ...cluster?.webOptions(),
+    }).catch(closeAllThen(closeAll));
   }
+  const parts = { store, watchStore: relayStore, daemon, live, hooks, channels: hosted, log };
+  await cluster?.start({ ...parts, settings: () => settings }).catch(closeAllThen(closeAll));
   process.stderr.write(
     serveBanner({
       repos: settings.repos,
@@ -117,15 +124,23 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       webUrl: web?.url ?? null,
       file,
       terminal: withTerminal,
-    }),
+    }) + (cluster?.banner ?? ''),
   );
   await serveUntilStopped(
-    () => void reload(daemon, options.config, withTerminal, log),
+    () => void reload(daemon, options.config, withTerminal, log, cluster),
     stopAtOnce(live, log),
     log,
   );
   await closeAll();
   return 0;
+}
+
+/** A failure while starting: everything started so far is closed, then the failure is said. */
+function closeAllThen(closeAll: () => Promise<void>) {
+  return async (error: unknown): Promise<never> => {
+    await closeAll();
+    throw error;
+  };
 }
 
 function nothingToServe(file: string | null): CliFailure {
@@ -242,17 +257,30 @@ async function reload(
   explicit: string | undefined,
   withTerminal: boolean,
   log: (line: string) => void,
+  cluster: ServeCluster | null,
 ): Promise<void> {
   try {
     const { file, config } = loadConfig(findConfigFile(explicit, dataDir()));
     daemon.reload(
-      await daemonSettings(config, process.cwd(), withTerminal, configBase(file)),
+      await daemonSettings(config, process.cwd(), withTerminal, configBase(file), cluster),
       allowlists(config),
     );
     log(`reloaded ${file ?? 'the defaults'}: ${daemon.repoNames().join(', ')}`);
   } catch (error) {
     log(`reload failed, keeping the running configuration: ${(error as Error).message}`);
   }
+}
+
+/** The daemon's settings, as this machine's part in the cluster (if any) wants them. */
+async function daemonSettings(
+  config: Config,
+  cwd: string,
+  withTerminal: boolean,
+  base: string,
+  cluster: ServeCluster | null,
+) {
+  const settings = await configuredSettings(config, cwd, withTerminal, base);
+  return cluster ? cluster.forRole(settings) : settings;
 }
 
 /** Relative paths in a config file are relative to its folder; without one, to the current folder. */

@@ -32,11 +32,14 @@ export function statusCommand(
       );
       return;
     }
+    // Many machines: which one runs each session (a hub lists its nodes' sessions too).
+    const machines = sessions.some((s) => s.node !== null);
     printTable(
       target,
-      ['SESSION', 'AGENT', 'STATE', 'WAITING', 'STARTED', 'FOLDER'],
+      ['SESSION', ...(machines ? ['MACHINE'] : []), 'AGENT', 'STATE', 'WAITING', 'STARTED', 'FOLDER'],
       sessions.map((s) => [
         s.id.slice(0, 8),
+        ...(machines ? [s.host] : []),
         s.agent,
         s.status === 'active'
           ? paint(target, 'green', 'running')

@@ -3,7 +3,7 @@ import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { IsAlive } from '../../core/process-ref.js';
 import { Merger } from '../../core/merger.js';
-import { TokenBucketLimiter, type RateLimiter } from '../../core/rate-limit.js';
+import { TokenBucketLimiter, type RateLimiter, type RateLimits } from '../../core/rate-limit.js';
 import { routeMessage } from '../../core/router.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { uploadsDir } from '../../store/paths.js';
@@ -39,6 +39,28 @@ export interface DaemonOptions {
   log: (line: string) => void;
   /** Writes a thread created in chat into the config file. */
   saveThread?: (repo: string, entry: ThreadEntry) => void;
+  /**
+   * Projects of other machines on the control panel (a cluster hub's nodes: `api@laptop`), and what its Start
+   * and Stop buttons do for them (the acknowledgement to show; null: not one of them).
+   */
+  remoteProjects?: {
+    list(): Promise<PanelProject[]>;
+    act(action: 'start' | 'stop', project: string, by: string): Promise<string | null>;
+  };
+  /**
+   * Rate limits counted elsewhere (Redis, shared by several hubs) instead of in this process; called again
+   * when a reload changes the limits.
+   */
+  limiter?: (limits: Partial<RateLimits>) => RateLimiter;
+  /**
+   * Commands another part answers (a cluster hub's /nodes, /start, /stop), seen before the repositories' own:
+   * true when it answered. `say` writes in the chat the command came from.
+   */
+  commands?: (
+    text: string,
+    from: { channel: string; user: string },
+    say: (text: string) => Promise<void>,
+  ) => Promise<boolean>;
 }
 
 const SELECTED = 'daemon:selected';
@@ -130,13 +152,33 @@ export class Daemon {
     await Promise.all(this.relays.map((relay) => relay.stop().catch(() => undefined)));
   }
 
+  /** Something changed that the control panel shows (a node's session started or stopped). */
+  panelsChanged(): void {
+    this.refreshPanels();
+  }
+
   repoNames(): string[] {
     return [...this.repos.keys()];
   }
 
+  /** The repository session that runs `sessionId`, when this daemon runs it (a request from another machine). */
+  repoSessionOf(sessionId: string): RepoSession | undefined {
+    return [...this.repos.values()].find((repo) => repo.sessionId === sessionId);
+  }
+
+  /** Starts a repository's agent by name (a request from another machine); false for a name it does not have. */
+  async startRepo(name: string): Promise<boolean> {
+    const repo = this.repos.get(name);
+    if (!repo) return false;
+    await repo.start();
+    this.refreshPanels();
+    return true;
+  }
+
   private makeLimiter(): RateLimiter | null {
     const limits = this.settings.rateLimits;
-    return limits ? new TokenBucketLimiter(this.options.clock, limits) : null;
+    if (!limits) return null;
+    return this.options.limiter?.(limits) ?? new TokenBucketLimiter(this.options.clock, limits);
   }
 
   private applyRepos(): void {
@@ -235,7 +277,7 @@ export class Daemon {
           })),
       });
     }
-    return projects;
+    return [...projects, ...((await this.options.remoteProjects?.list()) ?? [])];
   }
 
   /** The chats of a daemon session: its thread, or its repository's chats; null for sessions from elsewhere. */
@@ -327,6 +369,8 @@ export class Daemon {
       (event.acknowledge ? event.acknowledge(text) : entry.channel.sendText(event.target, text)).then(
         () => true,
       );
+    const say = (text: string) => this.say(channel, event.target, text);
+    if (await this.options.commands?.(event.text, { channel, user: event.from.id }, say)) return true;
     const parent = this.repoForChat(channel, event.target);
     if (!parent) return false;
     const route = routeMessage(event.text);
@@ -413,7 +457,9 @@ export class Daemon {
     if (!request) return false;
     const repo = this.repos.get(request.repo);
     if (!repo) {
-      await event.acknowledge(`No project ${request.repo} here.`);
+      const by = `${entry.channel.name}:${event.from.id}`;
+      const remote = await this.options.remoteProjects?.act(request.action, request.repo, by);
+      await event.acknowledge(remote ?? `No project ${request.repo} here.`);
       return true;
     }
     this.options.store.audit.record('THREAD_SESSION', {

@@ -28,7 +28,9 @@ export type AuditEventName =
   /** An unfinished last line of the log (a crash or a full disk mid-write) was moved to a file of its own. */
   | 'AUDIT_LINE_SET_ASIDE'
   /** A writer found the log shorter than the chain's head in the database: it was cut or deleted. */
-  | 'AUDIT_GAP';
+  | 'AUDIT_GAP'
+  /** Something from the cluster's bus was refused: malformed, or about a session or prompt not the sender's. */
+  | 'CLUSTER_REFUSED';
 
 export interface AuditEntry {
   seq: number;

@@ -36,13 +36,15 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
     'data-testid': `args-${tool.id}`,
     ...plain,
   });
+  const machine = machineSelect(tool);
   const error = h('p', { class: 'form-error', role: 'alert' });
   const start = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': `start-${tool.id}` }, [
     'Start',
   ]);
-  start.disabled = !tool.found;
   const choose = folderButton(tool.id, folder, cwd);
+  const usable = startable(tool, machine, start, choose);
   const form = h('form', { class: 'start-form' }, [
+    ...(machine ? [h('label', { for: machine.id }, ['Machine']), machine] : []),
     h('label', { for: folderId }, ['Folder']),
     h('div', { class: 'folder-row' }, [folder, choose]),
     h('label', { for: argsId }, [custom ? 'Command' : 'Arguments (optional)']),
@@ -65,7 +67,7 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
     }
     start.disabled = true;
     try {
-      const session = await api.start(tool.id, folder.value.trim(), argv);
+      const session = await api.start(tool.id, folder.value.trim(), argv, machine?.value || undefined);
       rememberFolder(folder.value.trim());
       void store.refreshSessions();
       // Starting an agent means wanting to see it: go straight to its terminal (or its conversation).
@@ -73,7 +75,7 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
     } catch (problem) {
       error.textContent = errorText(problem);
     } finally {
-      start.disabled = !tool.found;
+      start.disabled = !usable();
     }
   };
   const card = h('article', { class: 'card tool-card', 'data-testid': `tool-card-${tool.id}` }, [
@@ -92,6 +94,42 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
   card.dataset.key = tool.id;
   card.dataset.sig = signature;
   return card;
+}
+
+/**
+ * Whether it can start where chosen. On another machine of the cluster the agent is that machine's (not known
+ * here), and so is the folder: typed, not picked from this machine's.
+ */
+function startable(
+  tool: ToolCard,
+  machine: HTMLSelectElement | null,
+  start: HTMLButtonElement,
+  choose: HTMLButtonElement,
+): () => boolean {
+  const usable = () => (machine?.value ? true : tool.found);
+  start.disabled = !usable();
+  machine?.addEventListener('change', () => {
+    start.disabled = !usable();
+    choose.disabled = Boolean(machine.value);
+  });
+  return usable;
+}
+
+/** Where to start it, when this server is a cluster hub with nodes: this machine, or one of them. */
+function machineSelect(tool: ToolCard): HTMLSelectElement | null {
+  const nodes = store.config?.nodes ?? [];
+  if (nodes.length === 0) return null;
+  const options = nodes.map((node) => {
+    const installed = tool.id === 'custom' || node.agents.includes(tool.id);
+    const notes = [node.online ? null : 'away', installed ? null : 'not installed there'].filter(Boolean);
+    return h('option', { value: node.name }, [
+      notes.length ? `${node.name} (${notes.join(', ')})` : node.name,
+    ]);
+  });
+  return h('select', { id: `machine-input-${tool.id}`, name: 'node', 'data-testid': `machine-${tool.id}` }, [
+    h('option', { value: '' }, [`this machine (${store.config?.host ?? 'here'})`]),
+    ...options,
+  ]);
 }
 
 /** "Choose…": the folder picker, whose choice fills the folder field. */
