@@ -318,7 +318,9 @@ export class AgentSession {
     if (event.type === 'prompt') {
       const prompt = event.prompt;
       if (driver.kind === 'terminal')
-        this.coordinator.raiseFromScreen(prompt, (action) => driver.answer(prompt, action));
+        this.coordinator.raiseFromScreen(prompt, (action, record) =>
+          driver.answer(prompt, action, undefined, record.id),
+        );
       else
         this.coordinator.raiseFromProtocol(prompt, (action, record) =>
           driver.answer(prompt, action, record.decidedBy ?? undefined),

@@ -7,16 +7,21 @@ import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
 import { replyKeys } from './reply-keys.js';
-import { InputGate } from './input-gate.js';
 import { encodeTextInput } from './input.js';
-import { PtyProcess, type PtySpawnOptions } from './pty-process.js';
+import type { PtySpawnOptions } from './pty-process.js';
 import { ScreenModel, type ScreenSnapshot } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
+import { LocalPty, type CellSize, type TerminalPort } from './terminal-port.js';
 
 /** Gap between a text body and its Enter: Claude Code acts on an Enter that arrives in the same write too early. */
 export const SUBMIT_GAP_MS = 30;
-/** The longest wait for a multi-line paste's echo before its Enter. */
-const PASTE_SETTLE_MAX_MS = 1_000;
+/**
+ * How often an answer is tried again when the program wrote something between the look at its screen and the
+ * keys (a spinner, a clock): each try reads the screen afresh.
+ */
+const ANSWER_ATTEMPTS = 20;
+/** The wait for the screen to settle again between two tries. */
+const RETRY_SETTLE_MS = 250;
 
 /** The prompt left the screen before its answer could be typed: nothing was typed. */
 export class PromptNotShown extends Error {
@@ -28,7 +33,9 @@ export class PromptNotShown extends Error {
   }
 }
 
-export interface TerminalSessionOptions extends PtySpawnOptions {
+/** What the terminal driver reads a screen with, wherever its PTY is. */
+export interface TerminalReadingOptions {
+  clock?: Clock;
   /** Start-up questions answered automatically (folder trust); empty to answer none. */
   startupPrompts?: StartupPromptRule[];
   autoAcceptStartup?: boolean;
@@ -38,14 +45,16 @@ export interface TerminalSessionOptions extends PtySpawnOptions {
   stallMs?: number;
 }
 
+export interface TerminalSessionOptions extends PtySpawnOptions, TerminalReadingOptions {}
+
 /**
- * The terminal driver for one agent: its PTY, the screen a person would see, and an input gate. Emits the
- * shared event stream (output, status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
+ * The terminal driver for one agent: its terminal (a PTY here, or in a session host: a TerminalPort), the
+ * screen a person would see, read here, and the prompt detector. Emits the shared event stream (output,
+ * status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
  */
 export class TerminalSession implements AgentDriver {
   readonly kind = 'terminal' as const;
   readonly screen: ScreenModel;
-  readonly gate: InputGate;
   private readonly listeners: AgentEventListener[] = [];
   private readonly clock: Clock;
   private readonly detector: PromptDetector | null;
@@ -54,22 +63,24 @@ export class TerminalSession implements AgentDriver {
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
   private readonly interruptKeys: string | undefined;
   private lastTitle = '';
+  private readonly typedElsewhere_: Array<(data: string) => void> = [];
 
-  private constructor(
-    readonly pty: PtyProcess,
-    options: TerminalSessionOptions,
+  /** `screen`: a screen already holding what the terminal shows (a session host's, redrawn); default a fresh one. */
+  constructor(
+    readonly pty: TerminalPort,
+    options: TerminalReadingOptions,
+    screen?: ScreenModel,
   ) {
     this.clock = options.clock ?? systemClock;
     const { cols, rows } = pty.size;
-    this.screen = new ScreenModel({ cols, rows, clock: this.clock });
-    this.gate = new InputGate((data) => this.pty.write(data));
+    this.screen = screen ?? new ScreenModel({ cols, rows, clock: this.clock });
     const responder =
       options.autoAcceptStartup && options.startupPrompts?.length
         ? new StartupResponder(
             options.startupPrompts,
             this.clock,
             () => this.screen.snapshot().text,
-            (keys) => this.gate.exclusive(() => this.pty.write(keys)),
+            (keys) => this.pty.inject({ parts: [keys], gapMs: 0 }).then(() => undefined),
             (rule) =>
               this.emit({
                 type: 'activity',
@@ -94,12 +105,21 @@ export class TerminalSession implements AgentDriver {
         this.detector.onSettled({ lines, cursor, title, alternateScreen });
       }
     });
+    pty.onResize(({ cols: c, rows: r }) => this.screen.resize(c, r));
     pty.onExit((exit) => this.emit({ type: 'exit', exit }));
   }
 
+  /** The agent in a PTY of this process. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
-    const pty = await PtyProcess.spawn(options);
-    return new TerminalSession(pty, options);
+    const clock = options.clock ?? systemClock;
+    const port = await LocalPty.spawn({ ...options, clock });
+    const session = new TerminalSession(port, options);
+    port.settleWith((timeoutMs) => session.screen.nextSettle(timeoutMs));
+    return session;
+  }
+
+  get size(): CellSize {
+    return this.pty.size;
   }
 
   get pid(): number {
@@ -128,7 +148,21 @@ export class TerminalSession implements AgentDriver {
    */
   userInput(data: string | Buffer): void {
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
-    this.gate.user(data);
+    this.pty.userInput(data);
+  }
+
+  /**
+   * Keys a person typed at another client of the terminal's session host (another terminal attached, a
+   * browser): Enter there answers a shown prompt as it would here.
+   */
+  typedElsewhere(data: string): void {
+    if (data.includes('\r')) this.detector?.answeredAtTerminal();
+    for (const listener of this.typedElsewhere_) listener(data);
+  }
+
+  /** Hears keys typed at other clients of the session host. */
+  onTypedElsewhere(listener: (data: string) => void): void {
+    this.typedElsewhere_.push(listener);
   }
 
   /**
@@ -143,48 +177,65 @@ export class TerminalSession implements AgentDriver {
       submit,
       lineByLine: true,
     });
-    await this.gate.exclusive(async () => {
-      if (body) await this.pty.write(body);
-      if (enter) {
-        // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
-        // drops an Enter that comes meanwhile: wait until the echo has settled.
-        if (text.includes('\n')) await this.screen.nextSettle(PASTE_SETTLE_MAX_MS);
-        await this.clock.sleep(SUBMIT_GAP_MS);
-        await this.pty.write(enter);
-      }
+    const parts = [body, enter].filter((part) => part !== '');
+    if (parts.length === 0) return;
+    // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
+    // drops an Enter that comes meanwhile: the Enter waits until the echo has settled.
+    await this.pty.inject({
+      parts,
+      gapMs: SUBMIT_GAP_MS,
+      settleBeforeLast: Boolean(body && enter && text.includes('\n')),
     });
   }
 
   /**
    * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
    * ignore the echo. Only while the screen still shows that prompt: one that went away (answered at the
-   * terminal, the program moved on) is never typed into. Returns the keys typed (empty for `cancel`).
+   * terminal, the program moved on) is never typed into. The screen is read here and the keys go out only if
+   * the program wrote nothing since (the PTY may be in another process: a session host). `once` (the prompt's
+   * id) types it at most once, even when asked again after a crash. Returns the keys typed (empty for `cancel`).
    */
-  async answer(prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>, action: ReplyAction): Promise<string> {
-    return this.gate.exclusive(async () => {
+  async answer(
+    prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>,
+    action: ReplyAction,
+    _decidedBy?: string,
+    once?: string,
+  ): Promise<string> {
+    const already = once !== undefined && (await this.pty.injected(once));
+    for (let attempt = 1; ; attempt++) {
       await this.screen.catchUp();
+      // Read at once, with nothing in between: the screen shows exactly `outputAt` bytes.
+      const outputAt = this.pty.outputBytes;
       const screen = this.screen.snapshot();
-      if (this.detector && !this.detector.stillShows(prompt.key, screen)) throw new PromptNotShown();
       const keys = replyKeys(action, prompt, this.menuKeys, screen.bracketedPaste);
       if (keys === null) throw new Error('this prompt has no safe default to apply');
+      if (already) return keys.join('');
+      if (this.detector && !this.detector.stillShows(prompt.key, screen)) throw new PromptNotShown();
       const mark = this.detector?.outputMark();
-      for (const [i, key] of keys.entries()) {
-        if (i > 0) await this.clock.sleep(SUBMIT_GAP_MS);
-        await this.pty.write(key);
+      const result = await this.pty.inject({
+        parts: keys,
+        gapMs: SUBMIT_GAP_MS,
+        ifOutputAt: outputAt,
+        ...(once !== undefined ? { once } : {}),
+      });
+      if (result.typed) {
+        this.detector?.answered(prompt.key, mark);
+        return keys.join('');
       }
-      this.detector?.answered(prompt.key, mark);
-      return keys.join('');
-    });
+      if (attempt >= ANSWER_ATTEMPTS)
+        throw new Error('the screen kept changing while the answer waited to be typed; nothing was typed');
+      await this.screen.nextSettle(RETRY_SETTLE_MS);
+    }
   }
 
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
-  sendKeys(keys: string): Promise<void> {
-    return this.gate.exclusive(() => this.pty.write(keys));
+  async sendKeys(keys: string): Promise<void> {
+    await this.pty.inject({ parts: [keys], gapMs: 0 });
   }
 
+  /** The size this terminal should have (its person's terminal, the driving viewer's); the screen follows. */
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
-    this.screen.resize(cols, rows);
   }
 
   /** Stops what the agent is doing: its own interrupt keys where it has them, else Ctrl-C's SIGINT. */
@@ -206,7 +257,7 @@ export class TerminalSession implements AgentDriver {
     return exit;
   }
 
-  private createDetector(options: TerminalSessionOptions): PromptDetector {
+  private createDetector(options: TerminalReadingOptions): PromptDetector {
     const ttyPath = this.pty.ttyPath;
     const detectorOptions = {
       vocabulary: options.vocabulary!,
