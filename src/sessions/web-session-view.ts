@@ -13,7 +13,7 @@ export interface Reach {
   live: AgentSession | undefined;
   /** This server started it (from the page): it can restart it with the same arguments. */
   startedHere: boolean;
-  /** `agent-bridge run` shares its screen on a socket this server trusts. */
+  /** Another process controls it (`agent-bridge run`, `attach`), and its session host lets the web see it. */
   shared: boolean;
 }
 
@@ -52,8 +52,12 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     pendingPrompts,
     runsIn,
     live: running && runsIn !== 'elsewhere' && hasScreen,
-    canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
-    canStop: running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
+    // What a person running it in a terminal allowed the web (`run --web-input`) holds after serve took it over.
+    canType: running && hasScreen && record.webView && runsIn !== 'elsewhere' && record.webInput,
+    canStop:
+      running &&
+      ((runsIn === 'serve' && (record.webInput || record.sessionHost === null)) ||
+        (runsIn === 'terminal' && record.webInput)),
     // A custom command's arguments are known only to the server that started it.
     canRestart: running
       ? reach.startedHere

@@ -228,6 +228,20 @@ export class TerminalSession implements AgentDriver {
     }
   }
 
+  /** Whether the screen, caught up, still shows the prompt known by `key`. */
+  async shows(key: string): Promise<boolean> {
+    await this.screen.catchUp();
+    return this.detector?.stillShows(key, this.screen.snapshot()) ?? false;
+  }
+
+  /**
+   * A prompt another agent-bridge process raised on this very screen, and still shown: the detector takes it
+   * as the current one (it is not raised again, and is said gone when it leaves the screen).
+   */
+  takeOver(prompt: DetectedPrompt): void {
+    this.detector?.adopt(prompt);
+  }
+
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
   async sendKeys(keys: string): Promise<void> {
     await this.pty.inject({ parts: [keys], gapMs: 0 });

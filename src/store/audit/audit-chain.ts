@@ -28,7 +28,11 @@ export type AuditEventName =
   /** An unfinished last line of the log (a crash or a full disk mid-write) was moved to a file of its own. */
   | 'AUDIT_LINE_SET_ASIDE'
   /** A writer found the log shorter than the chain's head in the database: it was cut or deleted. */
-  | 'AUDIT_GAP';
+  | 'AUDIT_GAP'
+  /** Another agent-bridge process took a running session over (its session host outlived the last one). */
+  | 'SESSION_TAKEN_OVER'
+  /** The session's controller let it go: it runs on in its session host. */
+  | 'SESSION_DETACHED';
 
 export interface AuditEntry {
   seq: number;

@@ -110,6 +110,15 @@ export class PromptDetector {
   }
 
   /**
+   * A prompt raised before this detector existed (by another agent-bridge process, over the same screen) and
+   * still shown: it is the current one, not raised again; it is gone when the screen no longer shows it.
+   */
+  adopt(prompt: DetectedPrompt): void {
+    this.current = prompt;
+    this.lastAnswer = null;
+  }
+
+  /**
    * Is the prompt `key` still what the screen shows? Checked on the caught-up screen right before an answer
    * is typed: a prompt that went away (answered at the terminal, the program moved on) is never typed into.
    */
