@@ -8,13 +8,20 @@ import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { reapIfDead } from './session-liveness.js';
 
-type AnswerStore = Pick<Store, 'db' | 'prompts' | 'sessions' | 'audit'>;
+type AnswerStore = Pick<Store, 'db' | 'prompts' | 'sessions' | 'audit'> & { dir?: string };
 
 export type AnswerOutcome =
   | { ok: true; record: PromptRecord; reply: ReplyAction; summary: string }
   | { ok: false; code: AnswerRefusal; reason: string; record?: PromptRecord };
 
-export type AnswerRefusal = 'not_found' | 'ambiguous' | 'bad_reply' | 'refused' | 'session_gone';
+export type AnswerRefusal =
+  | 'not_found'
+  | 'ambiguous'
+  | 'bad_reply'
+  | 'refused'
+  | 'session_gone'
+  /** The session runs in its host, but no agent-bridge controls it now to type the answer. */
+  | 'unattended';
 
 export interface AnswerRequest {
   /** Full id or a unique prefix. */
@@ -79,6 +86,16 @@ export function answerPrompt(
       goneReason(record, store.sessions.get(record.sessionId)),
     );
   }
+  if (!store.sessions.controllerAlive(session, isAlive)) {
+    const id = session.id.slice(0, 8);
+    return refuse(
+      store,
+      record,
+      request,
+      'unattended',
+      `session ${id} runs, but no agent-bridge controls it right now to type the answer (the one that did ended): agent-bridge attach ${id}, or start agent-bridge serve, then answer again; nothing was typed`,
+    );
+  }
   let reply: ReplyAction;
   try {
     reply = replyFor(request.raw, record, session);
@@ -136,6 +153,8 @@ function sealIfSecret(reply: ReplyAction, record: PromptRecord, session: Session
 
 function goneReason(record: PromptRecord, session: SessionRecord | null): string {
   const id = record.sessionId.slice(0, 8);
+  if (session?.status === 'crashed' && session.sessionHost)
+    return `the session that asked (${id}) crashed: its session host (pid ${session.sessionHost.process.pid}) is gone; nothing was typed`;
   if (session?.status === 'crashed')
     return `the session that asked (${id}) crashed: its agent-bridge process (pid ${session.owner.pid}) is gone; nothing was typed`;
   return `the session that asked (${id}) is not running; nothing was typed`;

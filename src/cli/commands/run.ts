@@ -372,7 +372,8 @@ async function relay(
   }
   const exit = end.how === 'exited' ? end.exit : await agent.exited;
   const stopped = end.how === 'stopped' ? end.signal : agent.host?.report?.stopped?.signal;
-  await agent.finish(exit, stopped ? 'terminated' : exit.signal ? 'crashed' : 'completed');
+  // No exit code: a signal ended the agent, or its host died with it.
+  await agent.finish(exit, stopped ? 'terminated' : exit.exitCode === null ? 'crashed' : 'completed');
   return stopped ? 128 + (osConstants.signals[stopped as NodeJS.Signals] ?? 1) : exitCodeOf(exit);
 }
 
