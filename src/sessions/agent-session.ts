@@ -53,6 +53,8 @@ export class AgentSession {
   readonly gone: Promise<'exited' | 'detached'>;
   private leave!: (how: 'exited' | 'detached') => void;
   private readonly lineListeners: Array<(first: number, lines: string[]) => void> = [];
+  /** Lines the host sent before anyone listened (right after a take-over): given to the first listener. */
+  private earlyLines: Array<[number, string[]]> = [];
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
   private cleanup: Array<() => void> = [];
   private unwatch: (() => void) | null = null;
@@ -304,9 +306,10 @@ export class AgentSession {
         this.audit('UNAUTHORIZED', { source: 'hook', event, reason, remoteAddress: 'session host socket' }),
       );
     connection.onFrame((frame) => {
-      if (frame.type === 'lines')
-        for (const listener of this.lineListeners) listener(frame.first, frame.lines);
       if (frame.type === 'notice') this.storageFailed(frame.text, new Error(frame.text));
+      if (frame.type !== 'lines') return;
+      if (this.lineListeners.length === 0) this.earlyLines.push([frame.first, frame.lines]);
+      for (const listener of this.lineListeners) listener(frame.first, frame.lines);
     });
   }
 
@@ -675,5 +678,8 @@ export class AgentSession {
   /** Finished lines of output numbered by the session host (a hosted session started with `lines`). */
   onLines(listener: (first: number, lines: string[]) => void): void {
     this.lineListeners.push(listener);
+    const early = this.earlyLines;
+    this.earlyLines = [];
+    for (const [first, lines] of early) listener(first, lines);
   }
 }

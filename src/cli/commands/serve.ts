@@ -16,6 +16,7 @@ import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
 import { daemonSettings } from '../daemon-settings.js';
 import { LiveSessions } from '../../sessions/live-sessions.js';
+import { SessionHostWatch } from '../../sessions/host/host-watch.js';
 import { startWeb } from '../web-hosting.js';
 import { openDaemonLog } from '../daemon-log.js';
 import { serveBanner } from '../serve-banner.js';
@@ -57,7 +58,16 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const relayStore = openStore();
   const live = new LiveSessions();
   const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file));
-  const daemon = new Daemon({
+  // serve is a client of every session host here: it takes back what ran when it stopped (or died).
+  let daemon: Daemon | null = null;
+  const hostWatch = new SessionHostWatch({
+    store,
+    clock: systemClock,
+    live,
+    claim: (session, record) => daemon?.claim(session, record) ?? false,
+    log,
+  });
+  daemon = new Daemon({
     store,
     relayStore,
     live,
@@ -68,6 +78,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     hooks,
     isAlive: isProcessAlive,
     log,
+    takeOver: () => hostWatch.start(),
     ...(file ? { saveThread: threadSaver(file)! } : {}),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
@@ -79,11 +90,17 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await Promise.all([
       web?.close(),
       (async () => {
+        hostWatch.stop();
         await daemon.stop();
-        // Stopped by agent-bridge: 'terminated', with their prompts left pending in the store.
+        // Sessions in session hosts go on (the next serve takes them over); the others are stopped by
+        // agent-bridge: 'terminated', with their prompts left pending in the store.
         const reason = 'agent-bridge serve stopped';
         await Promise.all(
-          live.all().map((s) => s.stop({ keepPrompts: true, reason }).catch(() => undefined)),
+          live
+            .all()
+            .map((s) =>
+              s.detach(reason) ? undefined : s.stop({ keepPrompts: true, reason }).catch(() => undefined),
+            ),
         );
       })(),
     ]);
@@ -150,11 +167,14 @@ async function resolveAgent(
   };
 }
 
-/** A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed. */
+/**
+ * A second SIGINT or SIGTERM while stopping: stop at once, the process groups of the sessions that run inside
+ * serve killed (those in session hosts go on).
+ */
 function stopAtOnce(live: LiveSessions, log: (line: string) => void) {
   return (signal: NodeJS.Signals) => {
     log(`${signal} again: stopping at once`);
-    for (const session of live.all()) signalGroup(session.driver.pid, 'SIGKILL');
+    for (const session of live.all()) if (!session.host) signalGroup(session.driver.pid, 'SIGKILL');
     process.exit(1);
   };
 }
