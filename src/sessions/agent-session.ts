@@ -306,7 +306,7 @@ export class AgentSession {
         this.audit('UNAUTHORIZED', { source: 'hook', event, reason, remoteAddress: 'session host socket' }),
       );
     connection.onFrame((frame) => {
-      if (frame.type === 'notice') this.storageFailed(frame.text, new Error(frame.text));
+      if (frame.type === 'notice') this.storageFailed(frame.what, new Error(frame.reason));
       if (frame.type !== 'lines') return;
       if (this.lineListeners.length === 0) this.earlyLines.push([frame.first, frame.lines]);
       for (const listener of this.lineListeners) listener(frame.first, frame.lines);

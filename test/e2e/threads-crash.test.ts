@@ -85,7 +85,9 @@ describe('threads and worktrees across a crash of agent-bridge serve', () => {
       { timeoutMs: 20_000 },
     );
     expect(
-      discord.messages.some((m) => m.channelId === thread && /proj ready/.test(m.content) && m.id > firstReady),
+      discord.messages.some(
+        (m) => m.channelId === thread && /proj ready/.test(m.content) && m.id > firstReady,
+      ),
     ).toBe(false);
     expect(
       git(repo, 'worktree', 'list')

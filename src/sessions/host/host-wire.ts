@@ -146,7 +146,8 @@ export type HostFrame =
   | { type: 'hook'; id: number; event: string; body: string; late: boolean }
   | { type: 'hookGone'; id: number }
   | { type: 'hookRefused'; event: string; reason: string }
-  | { type: 'notice'; text: string }
+  /** Something the host could not write (the recording, on a full disk): the controller says so and audits it. */
+  | { type: 'notice'; what: string; reason: string }
   | { type: 'reply'; req: number; ok: boolean; error?: string; [key: string]: unknown }
   | { type: 'exit'; report: ExitReport };
 

@@ -86,6 +86,7 @@ export class SessionHost {
   private readonly hooks = new HookRelay();
   private readonly lineBacklog: string[] = [];
   private readonly hookAnswers: string[] = [];
+  private notice: Extract<HostFrame, { type: 'notice' }> | null = null;
   private firstLine = 1;
   private paused = false;
   /** The first client came: the agent's output is read from then on. */
@@ -108,7 +109,7 @@ export class SessionHost {
     pty.settleWith((ms) => this.screen.nextSettle(ms));
     this.recorder = launch.recording
       ? new AsciicastWriter(launch.session.recording!, launch.recording, clock, (error) =>
-          this.noticeForController(`the recording stopped (${error.message})`),
+          this.storageFailed('recording the terminal (the recording stops here)', error.message),
         )
       : null;
     this.sizes = new SizeArbiter<Client>(
@@ -338,6 +339,7 @@ export class SessionHost {
   /** `client` controls the session now: it gets the hooks waiting, and the lines it has not read. */
   private grant(client: Client, linesAfter: number | undefined): void {
     this.hooks.controllerJoined((frame) => client.peer.sendJson(frame));
+    if (this.notice) client.peer.sendJson(this.notice);
     if (linesAfter !== undefined) this.sendLines(client, linesAfter);
   }
 
@@ -431,8 +433,10 @@ export class SessionHost {
     return this.firstLine + this.lineBacklog.length - 1;
   }
 
-  private noticeForController(text: string): void {
-    this.controller?.peer.sendJson({ type: 'notice', text });
+  /** Said to the controller now, and to each later one (a notice must not depend on who was there). */
+  private storageFailed(what: string, reason: string): void {
+    this.notice = { type: 'notice', what, reason };
+    this.controller?.peer.sendJson(this.notice);
   }
 
   /** The agent ended: the last output is out (the PTY was drained), the recording closed, then everyone told. */
