@@ -147,6 +147,7 @@ export class TerminalSession implements AgentDriver {
    * it here, at the terminal: it is closed everywhere else.
    */
   userInput(data: string | Buffer): void {
+    this.detector?.typed();
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
     this.pty.userInput(data);
   }
@@ -156,6 +157,7 @@ export class TerminalSession implements AgentDriver {
    * browser): Enter there answers a shown prompt as it would here.
    */
   typedElsewhere(data: string): void {
+    this.detector?.typed();
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
     for (const listener of this.typedElsewhere_) listener(data);
   }

@@ -56,7 +56,8 @@ async function main(): Promise<void> {
     clock: systemClock,
   });
   host.onEnd({
-    told: (report) => writeExitReport(paths.exit, { ...report, at: Date.now() }),
+    // Nobody can read it where the socket is gone (the data folder was removed): nothing is written there.
+    told: (report) => existsSync(paths.socket) && writeExitReport(paths.exit, { ...report, at: Date.now() }),
     finished: (_report, recorded) => {
       if (recorded) rmSync(paths.exit, { force: true });
       removeHostFiles(paths);

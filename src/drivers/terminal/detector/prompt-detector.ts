@@ -98,6 +98,14 @@ export class PromptDetector {
   }
 
   /**
+   * A person typed at the terminal: what shows now is their line being edited (a command that ends in
+   * "(y/n)" as it is typed is not a question). The screen is read again once they paused.
+   */
+  typed(): void {
+    this.suppressUntil = Math.max(this.suppressUntil, this.options.clock.now() + ECHO_SUPPRESSION_MS);
+  }
+
+  /**
    * A person pressed Enter at the terminal (the agent's own, or a live view of it) while a prompt was shown:
    * they answered it there. It is gone for everyone else, even if the screen still looks the same.
    */
