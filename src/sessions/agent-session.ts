@@ -333,15 +333,18 @@ export class AgentSession {
         ? null
         : (action, decided) => terminal.answer(detectedOf(stored), action, undefined, decided.id),
     );
+    // Before the screen is first read: the detector knows the prompt it shows is that one, not a new one
+    // (answered already, if its answer went out), and says it gone if the screen no longer shows it.
+    const shown = unfinished.filter((stored) => stored.source !== 'hook' && stored.screenKey);
+    const current = shown.at(-1);
+    if (current) terminal.takeOver(detectedOf(current), current.status === 'injected');
     this.driver.on((event) => this.onDriverEvent(event));
     // Hooks the host kept for this controller arrive now, and rebind the prompts they raised.
     connection.start();
     await this.coordinator.dropUnrelayed((stored) => port.injected(stored.id));
-    for (const stored of unfinished) {
-      if (stored.source === 'hook' || !stored.screenKey || !OPEN_STATUSES.includes(stored.status)) continue;
-      if (await terminal.shows(stored.screenKey)) terminal.takeOver(detectedOf(stored));
-      else this.coordinator.screenPromptGone(stored.screenKey);
-    }
+    // A guess (low or medium confidence) is not said gone by the screen settling: checked here.
+    for (const stored of shown.filter((s) => OPEN_STATUSES.includes(s.status)))
+      if (!(await terminal.shows(stored.screenKey!))) this.coordinator.screenPromptGone(stored.screenKey!);
     this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
     this.onStoreChange();
   }

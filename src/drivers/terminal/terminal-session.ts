@@ -237,11 +237,13 @@ export class TerminalSession implements AgentDriver {
   }
 
   /**
-   * A prompt another agent-bridge process raised on this very screen, and still shown: the detector takes it
-   * as the current one (it is not raised again, and is said gone when it leaves the screen).
+   * A prompt another agent-bridge process raised on this very screen: the detector takes it as the current
+   * one (it is not raised again, and is said gone when it leaves the screen); `answered`: its answer was typed
+   * already (still drawn with nothing written since, it is that prompt, not the next ask).
    */
-  takeOver(prompt: DetectedPrompt): void {
+  takeOver(prompt: DetectedPrompt, answered = false): void {
     this.detector?.adopt(prompt);
+    if (answered) this.detector?.answered(prompt.key);
   }
 
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
