@@ -37,7 +37,7 @@ export async function attachTerminal(
   let end!: (how: AttachmentEnd) => void;
   const ended = new Promise<AttachmentEnd>((resolve) => (end = resolve));
   const unsubscribe = terminal.on((event) => {
-    if (event.type !== 'output') return;
+    if (event.type !== 'output' || out.destroyed) return;
     if (!out.write(event.data)) {
       terminal.pty.pause();
       out.once('drain', () => terminal.pty.resume());
@@ -60,14 +60,27 @@ export async function attachTerminal(
   const onSignal = (signal: NodeJS.Signals) => {
     // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
     if (signal === 'SIGINT' && !host.interactive) return terminal.interrupt();
+    if (signal === 'SIGHUP') {
+      host.hangUp();
+      terminal.pty.resume(); // nothing waits for this terminal to drain any more
+      // What is still said on stderr goes nowhere now: a write to the hung-up terminal is not an error.
+      process.stderr.on('error', () => undefined);
+    }
     if (signal === 'SIGHUP' && !options.stopOnHangup) return end({ how: 'detached', why: 'hangup' });
     options.stop(signal);
     end({ how: 'stopped', signal });
   };
+  let crashed = false;
   const onCrash = (error: unknown) => {
-    process.stderr.write(
-      `\r\nagent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\r\n`,
-    );
+    if (crashed) return;
+    crashed = true;
+    try {
+      process.stderr.write(
+        `\r\nagent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\r\n`,
+      );
+    } catch {
+      // nowhere to say it
+    }
     end({ how: 'detached', why: 'crash' });
   };
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
@@ -77,9 +90,9 @@ export async function attachTerminal(
   void terminal.exited.then((exit) => end({ how: 'exited', exit }));
   try {
     const how = await ended;
-    // A stop waits for the agent to end: its last output still reaches this terminal.
+    // A stop waits for the agent to end: its last output still reaches this terminal (if it is still there).
     if (how.how === 'stopped') await terminal.exited;
-    if (how.how !== 'detached') {
+    if (how.how !== 'detached' && !out.destroyed) {
       await terminal.screen.catchUp();
       await drain(out);
     }

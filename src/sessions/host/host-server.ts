@@ -6,6 +6,8 @@ import type { Clock } from '../../core/clock.js';
 import { FRAME_LIMIT, parseHello, parseRequest, type HostFrame } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
 
+/** How long the host waits for its clients to answer its goodbye before it cuts them off. */
+const CLOSE_GRACE_MS = 1_000;
 /** A client must say who it is this soon after connecting. */
 const HELLO_TIMEOUT_MS = 5_000;
 /** Claude Code's hook payloads (a transcript path, a tool's input) fit well within this. */
@@ -29,9 +31,14 @@ export async function serveHost(
   return {
     close: async () => {
       for (const client of sockets.clients) client.close();
+      // A client that reads nothing any more (paused behind a terminal that went away) is not waited for.
+      const cut = options.clock.after(CLOSE_GRACE_MS, () => {
+        for (const client of sockets.clients) client.terminate();
+      });
       sockets.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      cut.cancel();
     },
   };
 }
