@@ -77,28 +77,11 @@ export function answerPrompt(
     return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
   }
   const session = store.sessions.get(record.sessionId);
-  if (!session || session.status !== 'active' || reapIfDead(store, session, isAlive)) {
-    return refuse(
-      store,
-      record,
-      request,
-      'session_gone',
-      goneReason(record, store.sessions.get(record.sessionId)),
-    );
-  }
-  if (!store.sessions.controllerAlive(session, isAlive)) {
-    const id = session.id.slice(0, 8);
-    return refuse(
-      store,
-      record,
-      request,
-      'unattended',
-      `session ${id} runs, but no agent-bridge controls it right now to type the answer (the one that did ended): agent-bridge attach ${id}, or start agent-bridge serve, then answer again; nothing was typed`,
-    );
-  }
+  const unreachable = sessionRefusal(store, record, request, session, isAlive);
+  if (unreachable) return unreachable;
   let reply: ReplyAction;
   try {
-    reply = replyFor(request.raw, record, session);
+    reply = replyFor(request.raw, record, session!);
   } catch (error) {
     if (!(error instanceof ReplyError)) throw error;
     return { ok: false, code: 'bad_reply', reason: error.message, record };
@@ -126,6 +109,32 @@ export function answerPrompt(
     .immediate();
   if (!decided) return refuseAsItStands(store, record, request);
   return { ok: true, record: decided, reply, summary };
+}
+
+/**
+ * Why an answer cannot reach the session, if it cannot: the session is gone (a dead one is closed here, by
+ * whoever notices first), or it runs but no agent-bridge controls it to type the answer.
+ */
+function sessionRefusal(
+  store: AnswerStore,
+  record: PromptRecord,
+  request: AnswerRequest,
+  session: SessionRecord | null,
+  isAlive: IsAlive,
+): AnswerOutcome | null {
+  if (!session || session.status !== 'active' || reapIfDead(store, session, isAlive)) {
+    const reason = goneReason(record, store.sessions.get(record.sessionId));
+    return refuse(store, record, request, 'session_gone', reason);
+  }
+  if (store.sessions.controllerAlive(session, isAlive)) return null;
+  const id = session.id.slice(0, 8);
+  return refuse(
+    store,
+    record,
+    request,
+    'unattended',
+    `session ${id} runs, but no agent-bridge controls it right now to type the answer (the one that did ended): agent-bridge attach ${id}, or start agent-bridge serve, then answer again; nothing was typed`,
+  );
 }
 
 /** The answer as the prompt takes it: one of its choices, or text only; sealed when it is a secret. */

@@ -11,7 +11,7 @@ import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { signalGroup } from '../../drivers/terminal/process-tree.js';
-import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
+import { Daemon, type DaemonChannel, type DaemonOptions } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
 import { daemonSettings } from '../daemon-settings.js';
@@ -41,7 +41,8 @@ export interface ServeOptions {
 /**
  * `agent-bridge serve`: the daemon. Repositories and channels from agent-bridge.yaml; with no config, this
  * folder and this terminal (the embedded default). SIGHUP reloads repositories and allowlists; SIGINT/SIGTERM
- * stop the sessions (their prompts stay pending in the store) and close the channels.
+ * let the sessions in session hosts go on (the next serve takes them back), stop the others (their prompts stay
+ * pending in the store) and close the channels.
  */
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
@@ -58,16 +59,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const relayStore = openStore();
   const live = new LiveSessions();
   const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file));
-  // serve is a client of every session host here: it takes back what ran when it stopped (or died).
-  let daemon: Daemon | null = null;
-  const hostWatch = new SessionHostWatch({
-    store,
-    clock: systemClock,
-    live,
-    claim: (session, record) => daemon?.claim(session, record) ?? false,
-    log,
-  });
-  daemon = new Daemon({
+  const { daemon, hostWatch } = buildDaemon({
     store,
     relayStore,
     live,
@@ -78,7 +70,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     hooks,
     isAlive: isProcessAlive,
     log,
-    takeOver: () => hostWatch.start(),
     ...(file ? { saveThread: threadSaver(file)! } : {}),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
@@ -92,16 +83,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       (async () => {
         hostWatch.stop();
         await daemon.stop();
-        // Sessions in session hosts go on (the next serve takes them over); the others are stopped by
-        // agent-bridge: 'terminated', with their prompts left pending in the store.
-        const reason = 'agent-bridge serve stopped';
-        await Promise.all(
-          live
-            .all()
-            .map((s) =>
-              s.detach(reason) ? undefined : s.stop({ keepPrompts: true, reason }).catch(() => undefined),
-            ),
-        );
+        await releaseLive(live);
       })(),
     ]);
     await hooks.close();
@@ -143,6 +125,38 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   );
   await closeAll();
   return 0;
+}
+
+/**
+ * The daemon, and serve as a client of every session host here: it takes back what ran when serve stopped
+ * (or died) before the daemon starts anything.
+ */
+function buildDaemon(options: DaemonOptions): { daemon: Daemon; hostWatch: SessionHostWatch } {
+  let daemon: Daemon | null = null;
+  const hostWatch = new SessionHostWatch({
+    store: options.store,
+    clock: options.clock,
+    live: options.live!,
+    claim: (session, record) => daemon?.claim(session, record) ?? false,
+    log: options.log,
+  });
+  daemon = new Daemon({ ...options, takeOver: () => hostWatch.start() });
+  return { daemon, hostWatch };
+}
+
+/**
+ * Sessions in session hosts go on (the next serve takes them over); the others are stopped by agent-bridge:
+ * 'terminated', with their prompts left pending in the store.
+ */
+async function releaseLive(live: LiveSessions): Promise<void> {
+  const reason = 'agent-bridge serve stopped';
+  await Promise.all(
+    live
+      .all()
+      .map((s) =>
+        s.detach(reason) ? undefined : s.stop({ keepPrompts: true, reason }).catch(() => undefined),
+      ),
+  );
 }
 
 function nothingToServe(file: string | null): CliFailure {
