@@ -301,11 +301,15 @@ export class AgentSession {
     this.host = port;
     // Keys typed at another terminal attached to the host name the session as keys typed here do.
     port.onTyped((data) => firstPromptOf(this, this.options.store).typed(data));
-    if (this.options.hooks)
-      relayHooks(connection, this.hookContext(), (event, reason) =>
-        this.audit('UNAUTHORIZED', { source: 'hook', event, reason, remoteAddress: 'session host socket' }),
-      );
+    if (this.options.hooks) relayHooks(connection, this.hookContext());
     connection.onFrame((frame) => {
+      if (frame.type === 'hookRefused')
+        this.audit('UNAUTHORIZED', {
+          source: 'hook',
+          event: frame.event,
+          reason: frame.reason,
+          via: 'session host',
+        });
       if (frame.type === 'notice') this.storageFailed(frame.what, new Error(frame.reason));
       if (frame.type !== 'lines') return;
       if (this.lineListeners.length === 0) this.earlyLines.push([frame.first, frame.lines]);

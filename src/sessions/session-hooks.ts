@@ -86,15 +86,10 @@ export function receiveHooks(
  * answered back. An answer to a permission names its prompt, so the host can tell a later controller that it
  * went out. Events the host kept while no one controlled the session (`late`) are acted on, not answered.
  */
-export function relayHooks(
-  connection: HostConnection,
-  context: HookContext,
-  onRefused: (event: string, reason: string) => void,
-): void {
+export function relayHooks(connection: HostConnection, context: HookContext): void {
   const aborts = new Map<number, AbortController>();
   connection.onFrame((frame) => {
     if (frame.type === 'hookGone') aborts.get(frame.id)?.abort();
-    if (frame.type === 'hookRefused') onRefused(frame.event, frame.reason);
     if (frame.type !== 'hook') return;
     const abort = new AbortController();
     aborts.set(frame.id, abort);

@@ -253,6 +253,8 @@ export class SessionHost {
     const at = this.waiting.indexOf(client);
     if (at >= 0) this.waiting.splice(at, 1);
     if (this.controller !== client) return this.resumeIfDrained();
+    // Gone after the agent ended: nobody is left to record the end (the host's own note of it stays).
+    if (this.report) this.controllerDone();
     if (this.launch.endWithController && !client.released)
       this.stop('its agent-bridge run ended (--no-detach)');
     this.vacate();
