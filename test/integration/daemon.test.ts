@@ -11,6 +11,8 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.j
 import { OWNER } from '../support/telegram-setup.js';
 import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { systemClock } from '../../src/core/clock.js';
+import { HostConnection } from '../../src/sessions/host/host-connection.js';
 import { endSessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 
@@ -181,5 +183,33 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     telegram.userSendsText({ userId: OWNER, text: 'again' });
     await telegramSays(/web got: again/);
     expect(store.sessions.list().map((s) => [s.id, s.pid])).toEqual([[session.id, session.pid]]);
+  });
+
+  it('sends the chats what the agent printed while no daemon ran, once the next one takes the session back', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'before' });
+    await telegramSays(/web got: before/);
+    const session = store.sessions.list()[0]!;
+    await daemon.stop();
+    // Someone at a terminal attached to the session (no daemon controls it) makes the agent print.
+    const terminal = await HostConnection.open({
+      dataDir: store.dir,
+      socket: session.sessionHost!.socket,
+      client: 'terminal',
+      clock: systemClock,
+    });
+    let printed = '';
+    terminal.onOutput((chunk) => (printed += String(chunk)));
+    terminal.start();
+    terminal.sendInput('while-away\r');
+    await waitFor('the agent to answer', () => printed.includes('web got: while-away'));
+    terminal.close();
+    await startDaemon();
+    await telegramSays(/web got: while-away/);
+    // Once: what the chats had before is not sent again.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const texts = telegram.messages(OWNER).map((m) => m.text ?? '');
+    expect(texts.filter((t) => t.includes('web got: before'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('web got: while-away'))).toHaveLength(1);
   });
 });
