@@ -14,6 +14,7 @@ import { discordLatency } from './discord-latency.js';
 import { relayThroughput } from './relay-throughput.js';
 import { promptLatency } from './prompt-latency.js';
 import { problemBlock, renderResult } from './report.js';
+import { sessionHost } from './session-host.js';
 import { slowReader } from './slow-reader.js';
 import { startup } from './startup.js';
 import { structuredLatency } from './structured-latency.js';
@@ -33,6 +34,7 @@ const registry: Benchmark[] = [
   discordLatency,
   daemonSessions,
   webTerminal,
+  sessionHost,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]
