@@ -15,6 +15,7 @@ import { discordLatency } from './discord-latency.js';
 import { historyCommands } from './history-commands.js';
 import { idleCpu } from './idle-cpu.js';
 import { relayThroughput } from './relay-throughput.js';
+import { sessionHost } from './session-host.js';
 import { promptLatency } from './prompt-latency.js';
 import { copyFolder, historyFolder } from './history.js';
 import { problemBlock, renderResult, summary } from './report.js';
@@ -40,6 +41,7 @@ const registry: Benchmark[] = [
   idleCpu,
   historyCommands,
   clusterInbox,
+  sessionHost,
 ];
 
 const USAGE = `usage: npm run bench -- [--quick] [--only <name>] [--root <dir>] [--reps <n>]

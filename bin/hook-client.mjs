@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Claude Code runs this for each hook event: it forwards the event (stdin, JSON) to the agent-bridge that
-// started the session and prints the answer. It never blocks Claude when agent-bridge is gone: no answer,
-// exit 0, and Claude carries on as if there were no hook. Kept dependency-free: it starts on every tool call.
+// started the session (over HTTP on 127.0.0.1, or to the session's host on its unix socket, which outlives
+// any agent-bridge process) and prints the answer. It never blocks Claude when agent-bridge is gone: no
+// answer, exit 0, and Claude carries on as if there were no hook. Kept dependency-free: it starts on every
+// tool call.
 // It is also Claude's statusLine command (event "StatusLine"), which reports the model, context and limits.
 import http from 'node:http';
 
 const event = process.argv[2] ?? 'unknown';
 const url = process.env.AGENT_BRIDGE_HOOK_URL;
+const socketPath = process.env.AGENT_BRIDGE_HOOK_SOCKET;
 const token = process.env.AGENT_BRIDGE_HOOK_TOKEN;
 const statusLine = event === 'StatusLine';
 // Claude shows the status line's output in place of its own "? for shortcuts" hint, which it drops once a
@@ -16,11 +19,12 @@ if (statusLine) process.stdout.write('? for shortcuts\n');
 const chunks = [];
 process.stdin.on('data', (chunk) => chunks.push(chunk));
 process.stdin.on('end', () => {
-  if (!url || !token) process.exit(0);
+  if ((!url && !socketPath) || !token) process.exit(0);
   const body = Buffer.concat(chunks);
+  const path = `/hooks/${encodeURIComponent(event)}`;
   const request = http.request(
-    `${url}/hooks/${encodeURIComponent(event)}`,
     {
+      ...(socketPath ? { socketPath, path } : urlOptions(new URL(`${url}${path}`))),
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`,
@@ -41,3 +45,7 @@ process.stdin.on('end', () => {
   request.on('error', () => process.exit(0));
   request.end(body);
 });
+
+function urlOptions(target) {
+  return { hostname: target.hostname, port: target.port, path: target.pathname + target.search };
+}

@@ -42,6 +42,17 @@ export class HostTerminal {
   }
 
   /**
+   * The terminal is gone (SIGHUP: its window closed): nothing more is read from or written to it, so a
+   * process that goes on a moment (stopping its agent) never spins on a hung-up device.
+   */
+  hangUp(): void {
+    this.restored = true;
+    this.raw = false;
+    this.input.destroy();
+    this.output.destroy();
+  }
+
+  /**
    * Leaves raw mode and turns off modes the agent left on (mouse, bracketed paste, hidden cursor, the
    * alternate screen), so a crashed agent never leaves the terminal unusable. Safe to call more than once.
    */

@@ -7,6 +7,7 @@ import type { SetupSlackOptions } from './commands/setup-slack.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { addOperationalCommands } from './operational-commands.js';
 import { addClusterCommands } from './cluster-commands.js';
+import { DEFAULT_DETACH_KEY } from './detach-key.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
 function version(): string {
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
     );
 
   addRunCommand(program);
+  addAttachCommand(program);
 
   program
     .command('agents')
@@ -93,6 +95,16 @@ function addRunCommand(program: Command): void {
     .option('-q, --quiet', 'do not say on stderr what was started (session id, recording, where to answer)')
     .option('--web-input', 'let the web UI type into this session (by default it may only watch)')
     .option('--no-web-view', "do not show this session's screen in the web UI at all")
+    .option('--detach', 'start the session with no terminal and return (agent-bridge attach <id> to use it)')
+    .option(
+      '--no-detach',
+      'end the agent when this terminal closes or agent-bridge is killed (default: it goes on)',
+    )
+    .option(
+      '--detach-key <key>',
+      'the key that detaches this terminal and leaves the session running: ^X or none',
+      DEFAULT_DETACH_KEY,
+    )
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
@@ -122,11 +134,31 @@ function addRunCommand(program: Command): void {
         'agent-bridge run gemini --driver structured',
         'agent-bridge run acp -- opencode acp',
         'agent-bridge run claude --web-input',
+        'agent-bridge run claude --detach',
       ),
     )
     .action(async (agent: string, args: string[], options) => {
       const { runCommand } = await import('./commands/run.js');
       process.exitCode = await runCommand(agent, args, options);
+    });
+}
+
+function addAttachCommand(program: Command): void {
+  program
+    .command('attach')
+    .description(
+      'attach this terminal to a running session (several terminals may attach at once); the detach key leaves it running',
+    )
+    .argument('[session]', 'the session id (or its first characters); default: the only one running here')
+    .option('--detach-key <key>', 'the key that detaches this terminal: ^X or none', DEFAULT_DETACH_KEY)
+    .option('--read-only', 'only watch: keys typed here do not reach the agent')
+    .addHelpText(
+      'after',
+      examples('agent-bridge attach 3f2a', 'agent-bridge attach', 'agent-bridge attach 3f2a --detach-key ^]'),
+    )
+    .action(async (session: string | undefined, options: { detachKey: string; readOnly?: boolean }) => {
+      const { attachCommand } = await import('./commands/attach.js');
+      process.exitCode = await attachCommand(session, options);
     });
 }
 

@@ -188,8 +188,12 @@ export class NodePublisher {
   }
 }
 
-/** A prompt as the hubs may know it: a sealed answer's box never leaves the node. */
+/**
+ * A prompt as the hubs may know it: a sealed answer's box never leaves the node, nor does the key its screen is
+ * known by (it means something only to this machine's session host).
+ */
 function promptSnapshot(record: PromptRecord): PromptSnapshot {
+  const { screenKey: _screenKey, ...shared } = record;
   const reply = record.reply?.type === 'sealed' ? { ...record.reply, box: null } : record.reply;
-  return { ...record, reply };
+  return { ...shared, reply };
 }

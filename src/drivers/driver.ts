@@ -21,11 +21,13 @@ export interface AgentDriver {
   /**
    * Answers a prompt this driver raised (its `key`). Returns what was sent, for the audit trail; throws when
    * the prompt is no longer asked (nothing was sent). `decidedBy` names who answered, for the agent's ears.
+   * `once` (the prompt's id) makes it idempotent where the driver can: asked again, it sends nothing twice.
    */
   answer(
     prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>,
     action: ReplyAction,
     decidedBy?: string,
+    once?: string,
   ): Promise<string>;
   /** Stops what the agent is doing now (Ctrl-C, or the protocol's cancel); the session goes on. */
   interrupt(): void;

@@ -1,69 +1,36 @@
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { AgentSpec } from '../agents/types.js';
 import type { AgentDriver } from '../drivers/driver.js';
-import type { StructuredLaunch } from '../drivers/structured/structured-driver.js';
-import type { Clock } from '../core/clock.js';
 import type { AgentEvent, AgentUsage, ExitInfo, PromptKind } from '../core/events.js';
-import { DEFAULT_PROMPT_TTL_MS, describeReply } from '../core/prompt.js';
+import type { ProcessRef } from '../core/process-ref.js';
+import { DEFAULT_PROMPT_TTL_MS } from '../core/prompt.js';
+import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { newSealingKeys, openSealed } from '../core/sealed-box.js';
 import { ownProcessRef } from '../drivers/terminal/process-tree.js';
-import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
-import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
 import { ProgressNotes } from '../drivers/hooks/claude-transcript.js';
-import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
-import { TerminalSession } from '../drivers/terminal/terminal-session.js';
-import { AsciicastWriter } from '../store/asciicast-writer.js';
+import { TerminalSession, type TerminalReadingOptions } from '../drivers/terminal/terminal-session.js';
+import { AsciicastWriter, type AsciicastHeader } from '../store/asciicast-writer.js';
 import { recordingsDir } from '../store/paths.js';
+import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { firstPromptOf } from './first-prompt.js';
-import { PromptCoordinator, type PromptObserver } from './prompt-coordinator.js';
+import type { HostConnection } from './host/host-connection.js';
+import { hostPaths } from './host/host-files.js';
+import { startHosted, over, type HostedTerminal } from './host/hosted-terminal.js';
+import type { HostView, RemotePort } from './host/remote-port.js';
+import type { AgentSessionOptions, HostedOptions, TakeOverOptions } from './agent-session-options.js';
+import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
+import { hookSettings, receiveHooks, relayHooks, type HookContext } from './session-hooks.js';
 import { SharedStoreChanges } from './store-watcher.js';
 import { startStructuredDriver } from './structured-drivers.js';
 
-export interface AgentSessionOptions {
-  spec: AgentSpec;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  cols: number;
-  rows: number;
-  autoTrust: boolean;
-  record: boolean;
-  store: Store;
-  clock: Clock;
-  /** Where Claude Code's hooks report; without it the agent runs with screen detection only. */
-  hooks?: HookReceiver;
-  /**
-   * Run the agent through its own protocol (the spec's structured facet) instead of its screen: the launch
-   * options its protocol carries (resume, model, skipping permissions). `args` are then its protocol-mode ones.
-   */
-  structured?: Pick<StructuredLaunch, 'resume' | 'model' | 'skipPermissions'>;
-  ttlMs?: Partial<Record<PromptKind, number>>;
-  observers?: PromptObserver[];
-  /** Remote channels that may answer prompts and talk to the session (the local ones always can). */
-  approveFrom?: string[];
-  /** A name for people: the repository name; default the folder's name. */
-  label?: string;
-  /** Who started it, for the audit trail (e.g. `web:127.0.0.1`); absent for a session started at its own terminal. */
-  startedBy?: string;
-  /**
-   * Something the person running it should know at once (the store failed: a full disk). `run` prints it in
-   * the terminal, `serve` in its log. It is audited too, when the audit log can still be written.
-   */
-  onNotice?: (line: string) => void;
-}
-
-/** Sessions that run in the background (the daemon, the web UI): nobody's terminal gives them a size. */
-export const BACKGROUND_SESSION = {
-  env: process.env,
-  cols: 120,
-  rows: 40,
-  autoTrust: true,
-  record: true,
-} as const;
+export {
+  BACKGROUND_SESSION,
+  SERVE_HOSTED,
+  type AgentSessionOptions,
+  type HostedOptions,
+  type TakeOverOptions,
+} from './agent-session-options.js';
 
 /** How long a permission dialog seen on screen waits for Claude's hook to report it exactly. */
 const HOOK_GRACE_MS = 1500;
@@ -74,10 +41,20 @@ const HOOK_GRACE_MS = 1500;
  * channels see is its event stream.
  */
 export class AgentSession {
-  readonly id = randomUUID();
+  readonly id: string;
   driver!: AgentDriver;
   coordinator!: PromptCoordinator;
   recorder: AsciicastWriter | null = null;
+  /** The recording's file (written here, or by the session host). */
+  recording: string | null = null;
+  /** The session host holding its terminal (a hosted session), as its controller reaches it. */
+  host: RemotePort | null = null;
+  /** Resolves when the session leaves this process: its agent ended, or it was let go (detach). */
+  readonly gone: Promise<'exited' | 'detached'>;
+  private leave!: (how: 'exited' | 'detached') => void;
+  private readonly lineListeners: Array<(first: number, lines: string[]) => void> = [];
+  /** Lines the host sent before anyone listened (right after a take-over): given to the first listener. */
+  private earlyLines: Array<[number, string[]]> = [];
   private readonly listeners: Array<(event: AgentEvent) => void> = [];
   private cleanup: Array<() => void> = [];
   private unwatch: (() => void) | null = null;
@@ -93,12 +70,57 @@ export class AgentSession {
   private finishing: Promise<void> | null = null;
   private registered = false;
   private agentSessionId: string | null = null;
+  /** The session host's process (a hosted session started here). */
+  private hostProcess: ProcessRef | null = null;
 
-  private constructor(private readonly options: AgentSessionOptions) {}
+  private constructor(
+    private readonly options: AgentSessionOptions,
+    id: string = randomUUID(),
+  ) {
+    this.id = id;
+    this.gone = new Promise((resolve) => (this.leave = resolve));
+  }
 
   static async start(options: AgentSessionOptions): Promise<AgentSession> {
     const session = new AgentSession(options);
     await session.launch();
+    void session.exited.then(() => session.leave('exited'));
+    return session;
+  }
+
+  /**
+   * Takes over a session whose session host outlived the process that ran it (killed, crashed, upgraded, or
+   * let go): the same id, its prompts as they stand in the store (an answer recorded meanwhile is typed once;
+   * one the screen no longer shows is closed), its hooks relayed here, its store row naming this process as
+   * its controller.
+   */
+  static async takeOver(options: TakeOverOptions): Promise<AgentSession> {
+    const { record, spec } = options;
+    const session = new AgentSession(
+      {
+        spec,
+        command: '',
+        args: [],
+        cwd: record.cwd,
+        env: {},
+        cols: options.view.cols,
+        rows: options.view.rows,
+        autoTrust: options.autoTrust,
+        record: false,
+        store: options.store,
+        clock: options.clock,
+        approveFrom: record.approveFrom,
+        label: record.label,
+        ...(options.hooks ? { hooks: true as const } : {}),
+        ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+        ...(options.observers ? { observers: options.observers } : {}),
+        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      },
+      record.id,
+    );
+    session.recording = record.recording;
+    await session.resume(options.connection, options.view, record);
+    void session.exited.then(() => session.leave('exited'));
     return session;
   }
 
@@ -157,10 +179,14 @@ export class AgentSession {
     });
   }
 
-  private async launch(): Promise<void> {
+  private ttl(): Record<PromptKind, number> {
+    return { ...DEFAULT_PROMPT_TTL_MS, ...this.options.ttlMs };
+  }
+
+  private newCoordinator(): PromptCoordinator {
     const { spec, store, clock } = this.options;
-    const ttl = { ...DEFAULT_PROMPT_TTL_MS, ...this.options.ttlMs };
-    this.coordinator = new PromptCoordinator({
+    const ttl = this.ttl();
+    return new PromptCoordinator({
       sessionId: this.id,
       prompts: store.prompts,
       audit: store.audit,
@@ -172,17 +198,39 @@ export class AgentSession {
       onClear: () => this.onStoreChange(),
       onStorageError: (what, error) => this.storageFailed(what, error),
     });
-    this.driver = this.options.structured
-      ? await this.startStructured(Math.ceil(Math.max(...Object.values(ttl)) / 1000) + 60)
-      : await this.startTerminal(Math.ceil(ttl.permission / 1000) + 60);
-    const recording = this.options.record && this.terminal ? this.startRecording() : null;
-    this.register(recording);
+  }
+
+  private async launch(): Promise<void> {
+    const { store, clock } = this.options;
+    const ttl = this.ttl();
+    this.coordinator = this.newCoordinator();
+    const permissionSeconds = Math.ceil(ttl.permission / 1000) + 60;
+    if (this.options.structured)
+      this.driver = await this.startStructured(Math.ceil(Math.max(...Object.values(ttl)) / 1000) + 60);
+    else if (this.options.hosted)
+      this.driver = await this.startInHost(this.options.hosted, permissionSeconds);
+    else this.driver = await this.startTerminal(permissionSeconds);
+    if (this.options.record && this.terminal && !this.host) this.recording = this.startRecording();
+    this.register(this.recording);
     this.driver.on((event) => this.onDriverEvent(event));
+    // Output flows after whoever started it has subscribed (as a PTY's own output comes in later turns).
+    const connection = this.host?.connection;
+    if (connection) setImmediate(() => connection.start());
     this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
   }
 
-  private async startTerminal(permissionTimeoutSeconds: number): Promise<TerminalSession> {
+  /** How the terminal driver reads this agent's screen. */
+  private reading(): TerminalReadingOptions {
     const { spec, clock } = this.options;
+    return {
+      clock,
+      startupPrompts: spec.startupPrompts,
+      autoAcceptStartup: this.options.autoTrust,
+      vocabulary: spec.screens,
+    };
+  }
+
+  private async startTerminal(permissionTimeoutSeconds: number): Promise<TerminalSession> {
     const { args, env } = this.hookArguments(permissionTimeoutSeconds);
     return TerminalSession.start({
       command: this.options.command,
@@ -191,11 +239,118 @@ export class AgentSession {
       env: { ...this.options.env, ...env },
       cols: this.options.cols,
       rows: this.options.rows,
-      clock,
-      startupPrompts: spec.startupPrompts,
-      autoAcceptStartup: this.options.autoTrust,
-      vocabulary: spec.screens,
+      ...this.reading(),
     });
+  }
+
+  /** The agent in a session host of its own: it records, and relays Claude's hooks to whoever controls it. */
+  private async startInHost(
+    hosted: HostedOptions,
+    permissionTimeoutSeconds: number,
+  ): Promise<TerminalSession> {
+    const { spec, store, clock } = this.options;
+    const hookToken = spec.hooks && this.options.hooks ? randomBytes(32).toString('hex') : null;
+    const settings = hookToken ? hookSettings(store, this.id, permissionTimeoutSeconds) : null;
+    if (settings) this.cleanup.push(settings.remove);
+    const recording = this.options.record ? this.recordingPlan() : null;
+    this.recording = recording?.file ?? null;
+    const started: HostedTerminal = await startHosted({
+      dataDir: store.dir,
+      session: {
+        id: this.id,
+        agent: spec.id,
+        label: this.label(),
+        cwd: this.options.cwd,
+        command: this.options.command,
+        recording: this.recording,
+        webInput: hosted.webInput,
+        webView: hosted.webView,
+        hooks: hookToken !== null,
+        startedAt: clock.now(),
+      },
+      args: [...(settings && spec.hooks ? spec.hooks.args(settings.file) : []), ...this.options.args],
+      env: {
+        ...this.options.env,
+        ...(hookToken
+          ? {
+              AGENT_BRIDGE_HOOK_SOCKET: hostPaths(store.dir, this.id).socket,
+              AGENT_BRIDGE_HOOK_TOKEN: hookToken,
+            }
+          : {}),
+      },
+      cols: this.options.cols,
+      rows: this.options.rows,
+      recording: recording?.header ?? null,
+      lines: hosted.lines ?? false,
+      hookToken,
+      endWithController: hosted.endWithController ?? false,
+      client: hosted.client,
+      reading: this.reading(),
+      clock,
+    }).catch((error: unknown) => {
+      settings?.remove();
+      throw error;
+    });
+    this.attachHost(started.port, started.connection);
+    this.hostProcess = started.hostProcess;
+    return started.terminal;
+  }
+
+  /** This process controls the session's host now: its hooks, lines and notices come here. */
+  private attachHost(port: RemotePort, connection: HostConnection): void {
+    this.host = port;
+    // Keys typed at another terminal attached to the host name the session as keys typed here do.
+    port.onTyped((data) => firstPromptOf(this, this.options.store).typed(data));
+    if (this.options.hooks) relayHooks(connection, this.hookContext());
+    connection.onFrame((frame) => {
+      if (frame.type === 'hookRefused')
+        this.audit('UNAUTHORIZED', {
+          source: 'hook',
+          event: frame.event,
+          reason: frame.reason,
+          via: 'session host',
+        });
+      if (frame.type === 'notice') this.storageFailed(frame.what, new Error(frame.reason));
+      if (frame.type !== 'lines') return;
+      if (this.lineListeners.length === 0) this.earlyLines.push([frame.first, frame.lines]);
+      for (const listener of this.lineListeners) listener(frame.first, frame.lines);
+    });
+  }
+
+  /**
+   * Takes the session over from its host (see takeOver): the terminal read from the screen it showed, then
+   * the prompts left unfinished taken over and checked against that screen before anything is typed.
+   */
+  private async resume(connection: HostConnection, view: HostView, record: SessionRecord): Promise<void> {
+    const { store, clock } = this.options;
+    this.coordinator = this.newCoordinator();
+    const { terminal, port } = over(connection, view, this.reading());
+    this.driver = terminal;
+    this.attachHost(port, connection);
+    this.registered = true;
+    const previous = record.owner.pid;
+    store.sessions.setController(this.id, ownProcessRef(), this.sealing.publicKey);
+    this.audit('SESSION_TAKEN_OVER', { previous_controller: previous, host_pid: connection.welcome.hostPid });
+    const unfinished = store.prompts.unfinished(this.id);
+    this.coordinator.adopt(unfinished, (stored) =>
+      stored.source === 'hook'
+        ? null
+        : (action, decided) => terminal.answer(detectedOf(stored), action, undefined, decided.id),
+    );
+    // Before the screen is first read: the detector knows the prompt it shows is that one, not a new one
+    // (answered already, if its answer went out), and says it gone if the screen no longer shows it.
+    const shown = unfinished.filter((stored) => stored.source !== 'hook' && stored.screenKey);
+    const current = shown.at(-1);
+    if (current) terminal.takeOver(detectedOf(current), current.status === 'injected');
+    this.driver.on((event) => this.onDriverEvent(event));
+    // Hooks the host kept for this controller arrive now, and rebind the prompts they raised.
+    connection.start();
+    await this.coordinator.dropUnrelayed((stored) => port.injected(stored.id));
+    // A guess (low or medium confidence) is not said gone by the screen settling: checked here.
+    for (const stored of shown.filter((s) => OPEN_STATUSES.includes(s.status)))
+      if (!(await terminal.shows(stored.screenKey!))) this.coordinator.screenPromptGone(stored.screenKey!);
+    this.unwatch = SharedStoreChanges.for(store, clock).subscribe(() => this.onStoreChange());
+    this.onStoreChange();
   }
 
   private startStructured(promptTimeoutSeconds: number): Promise<AgentDriver> {
@@ -239,6 +394,13 @@ export class AgentSession {
       ...(this.options.label ? { label: this.options.label } : {}),
     });
     this.registered = true;
+    const hosted = this.options.hosted;
+    if (this.hostProcess && hosted)
+      store.sessions.setHost(
+        this.id,
+        { process: this.hostProcess, socket: hostPaths(store.dir, this.id).socket },
+        { input: hosted.webInput, view: hosted.webView },
+      );
     if (this.agentSessionId) store.sessions.setAgentSessionId(this.id, this.agentSessionId);
     store.audit.record('SESSION_START', {
       session_id: this.id,
@@ -246,6 +408,7 @@ export class AgentSession {
       cwd: this.options.cwd,
       pid: this.driver.pid,
       driver: this.driver.kind,
+      ...(this.hostProcess ? { host_pid: this.hostProcess.pid } : {}),
       ...(this.options.startedBy ? { started_by: this.options.startedBy } : {}),
     });
     if (approveFrom.length > 0) {
@@ -318,7 +481,9 @@ export class AgentSession {
     if (event.type === 'prompt') {
       const prompt = event.prompt;
       if (driver.kind === 'terminal')
-        this.coordinator.raiseFromScreen(prompt, (action) => driver.answer(prompt, action));
+        this.coordinator.raiseFromScreen(prompt, (action, record) =>
+          driver.answer(prompt, action, undefined, record.id),
+        );
       else
         this.coordinator.raiseFromProtocol(prompt, (action, record) =>
           driver.answer(prompt, action, record.decidedBy ?? undefined),
@@ -363,60 +528,63 @@ export class AgentSession {
     if (note) this.options.store.channels.addMessage(this.id, 'notice', note);
   }
 
-  /** Claude Code: a settings file whose hooks report to our receiver, and the secret they present. */
-  private hookArguments(permissionTimeoutSeconds: number): { args: string[]; env: Record<string, string> } {
-    const { spec, hooks, store } = this.options;
-    if (!spec.hooks || !hooks) return { args: [], env: {} };
-    const dir = path.join(store.dir, 'sessions', this.id);
-    const settingsFile = writeClaudeHookSettings(dir, permissionTimeoutSeconds);
-    const registration = hooks.register({
-      onEvent: (event) => this.emit(event),
-      onAgentSessionId: (agentSessionId) => store.sessions.setAgentSessionId(this.id, agentSessionId),
-      onPermissionRequest: (prompt, payload, aborted) =>
-        new Promise((resolve) => {
-          let answer: object | null = null;
-          const deliver = async (
-            action: Parameters<typeof permissionDecision>[0],
-            record: { decidedBy: string | null; choices: typeof prompt.choices },
-          ) => {
-            // Only while Claude still waits on the hook: once it gave up (answered at its own terminal), an
-            // answer here would be reported as applied while nothing reached it.
-            if (aborted.aborted) throw new Error('Claude no longer waits for this answer; nothing was sent');
-            answer = permissionDecision(action, payload, record.decidedBy ?? 'agent-bridge');
-            return describeReply(action, record.choices);
-          };
-          void this.coordinator.raiseFromHook(prompt, deliver, aborted).then(() => resolve(answer));
-        }),
+  /** What the session's Claude Code hooks act on. */
+  private hookContext(): HookContext {
+    return {
+      sessionId: this.id,
+      store: this.options.store,
+      coordinator: () => this.coordinator,
+      emit: (event) => this.emit(event),
       ...(this.options.approveFrom?.length
         ? {
-            onProgress: (text: string) => this.postProgress(text),
-            onContextTokens: (tokens: number) => this.contextAt(tokens),
+            progress: {
+              note: (text: string) => this.postProgress(text),
+              contextAt: (tokens: number) => this.contextAt(tokens),
+            },
           }
         : {}),
-    });
-    this.cleanup.push(() => {
-      registration.unregister();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return { args: spec.hooks.args(settingsFile), env: registration.env };
+    };
   }
 
-  private startRecording(): string {
-    const { spec, cols, rows } = this.options;
-    const stamp = new Date(this.options.clock.now()).toISOString().replace(/[:.]/g, '-');
-    const file = path.join(recordingsDir(), `${stamp}-${spec.id}-${this.id.slice(0, 8)}.cast`);
-    this.recorder = new AsciicastWriter(
-      file,
-      {
+  /** Claude Code in this process's PTY: a settings file whose hooks report to our receiver, and their secret. */
+  private hookArguments(permissionTimeoutSeconds: number): { args: string[]; env: Record<string, string> } {
+    const { spec, hooks, store } = this.options;
+    if (!spec.hooks || !hooks || hooks === true) return { args: [], env: {} };
+    const settings = hookSettings(store, this.id, permissionTimeoutSeconds);
+    const registration = receiveHooks(hooks, this.hookContext());
+    this.cleanup.push(() => {
+      registration.unregister();
+      settings.remove();
+    });
+    return { args: spec.hooks.args(settings.file), env: registration.env };
+  }
+
+  /** A name for people: the repository's, else the folder's. */
+  private label(): string {
+    return this.options.label ?? (path.basename(this.options.cwd) || this.options.cwd);
+  }
+
+  /** Where the session is recorded, and the recording's header (whoever writes it: this process, or the host). */
+  private recordingPlan(): { file: string; header: AsciicastHeader } {
+    const { spec, cols, rows, clock } = this.options;
+    const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
+    return {
+      file: path.join(recordingsDir(), `${stamp}-${spec.id}-${this.id.slice(0, 8)}.cast`),
+      header: {
         width: cols,
         height: rows,
-        timestamp: Math.floor(this.options.clock.now() / 1000),
+        timestamp: Math.floor(clock.now() / 1000),
         title: `agent-bridge run ${spec.id}`,
         command: [this.options.command, ...this.options.args].join(' '),
         env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
       },
-      this.options.clock,
-      (error) => this.storageFailed('recording the terminal (the recording stops here)', error, { file }),
+    };
+  }
+
+  private startRecording(): string {
+    const { file, header } = this.recordingPlan();
+    this.recorder = new AsciicastWriter(file, header, this.options.clock, (error) =>
+      this.storageFailed('recording the terminal (the recording stops here)', error, { file }),
     );
     return file;
   }
@@ -456,9 +624,9 @@ export class AgentSession {
     await this.finish(exit, 'terminated', options);
   }
 
-  /** How the session ended: stopped on request, or on its own (a clean exit, or not). */
+  /** How the session ended: stopped on request (here, or through its host), or on its own (a clean exit, or not). */
   endStatus(exit: ExitInfo): 'completed' | 'crashed' | 'terminated' {
-    if (this.stopRequested) return 'terminated';
+    if (this.stopRequested || this.host?.report?.stopped) return 'terminated';
     return exit.exitCode === 0 ? 'completed' : 'crashed';
   }
 
@@ -492,5 +660,33 @@ export class AgentSession {
     } catch (error) {
       this.storageFailed('recording the end of the session', error);
     }
+    // Recorded: the host may go (it kept how the agent ended until someone had).
+    this.host?.connection.send({ type: 'done' });
+  }
+
+  /**
+   * Lets the session go on without this process (a hosted session only): its prompts stay as they are in the
+   * store, its host keeps the agent, and another agent-bridge (serve, `attach`) takes it over. False for a
+   * session that cannot outlive this process (it is not hosted).
+   */
+  detach(reason: string): boolean {
+    const host = this.host;
+    if (!host || this.finishing) return false;
+    this.unwatch?.();
+    this.unwatch = null;
+    this.coordinator.detach();
+    this.audit('SESSION_DETACHED', { reason });
+    host.connection.send({ type: 'release' });
+    host.connection.close();
+    this.leave('detached');
+    return true;
+  }
+
+  /** Finished lines of output numbered by the session host (a hosted session started with `lines`). */
+  onLines(listener: (first: number, lines: string[]) => void): void {
+    this.lineListeners.push(listener);
+    const early = this.earlyLines;
+    this.earlyLines = [];
+    for (const [first, lines] of early) listener(first, lines);
   }
 }

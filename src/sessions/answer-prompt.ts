@@ -9,13 +9,20 @@ import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { reapIfDead } from './session-liveness.js';
 
-type AnswerStore = Pick<Store, 'db' | 'prompts' | 'sessions' | 'audit'>;
+type AnswerStore = Pick<Store, 'db' | 'prompts' | 'sessions' | 'audit'> & { dir?: string };
 
 export type AnswerOutcome =
   | { ok: true; record: PromptRecord; reply: ReplyAction; summary: string }
   | { ok: false; code: AnswerRefusal; reason: string; record?: PromptRecord };
 
-export type AnswerRefusal = 'not_found' | 'ambiguous' | 'bad_reply' | 'refused' | 'session_gone';
+export type AnswerRefusal =
+  | 'not_found'
+  | 'ambiguous'
+  | 'bad_reply'
+  | 'refused'
+  | 'session_gone'
+  /** The session runs in its host, but no agent-bridge controls it now to type the answer. */
+  | 'unattended';
 
 export interface AnswerRequest {
   /** Full id or a unique prefix. */
@@ -76,20 +83,13 @@ export function answerPrompt(
     return refuse(store, record, request, 'refused', 'this button is not valid for the prompt');
   }
   const session = store.sessions.get(record.sessionId);
-  if (!session || session.status !== 'active' || reapIfDead(store, session, isAlive)) {
-    return refuse(
-      store,
-      record,
-      request,
-      'session_gone',
-      goneReason(record, store.sessions.get(record.sessionId)),
-    );
-  }
+  const unreachable = sessionRefusal(store, record, request, session, isAlive);
+  if (unreachable) return unreachable;
   let reply: ReplyAction;
   try {
     reply = request.reply
       ? checkForwardedReply(request.reply, record)
-      : replyFor(request.raw, record, session);
+      : replyFor(request.raw, record, session!);
   } catch (error) {
     if (!(error instanceof ReplyError)) throw error;
     return { ok: false, code: 'bad_reply', reason: error.message, record };
@@ -119,6 +119,32 @@ export function answerPrompt(
   return { ok: true, record: decided, reply, summary };
 }
 
+/**
+ * Why an answer cannot reach the session, if it cannot: the session is gone (a dead one is closed here, by
+ * whoever notices first), or it runs but no agent-bridge controls it to type the answer.
+ */
+function sessionRefusal(
+  store: AnswerStore,
+  record: PromptRecord,
+  request: AnswerRequest,
+  session: SessionRecord | null,
+  isAlive: IsAlive,
+): AnswerOutcome | null {
+  if (!session || session.status !== 'active' || reapIfDead(store, session, isAlive)) {
+    const reason = goneReason(record, store.sessions.get(record.sessionId));
+    return refuse(store, record, request, 'session_gone', reason);
+  }
+  if (store.sessions.controllerAlive(session, isAlive)) return null;
+  const id = session.id.slice(0, 8);
+  return refuse(
+    store,
+    record,
+    request,
+    'unattended',
+    `session ${id} runs, but no agent-bridge controls it right now to type the answer (the one that did ended): agent-bridge attach ${id}, or start agent-bridge serve, then answer again; nothing was typed`,
+  );
+}
+
 /** The answer as the prompt takes it: one of its choices, or text only; sealed when it is a secret. */
 function replyFor(raw: string, record: PromptRecord, session: SessionRecord): ReplyAction {
   const reply = parseReply(raw, {
@@ -144,6 +170,8 @@ function sealIfSecret(reply: ReplyAction, record: PromptRecord, session: Session
 
 function goneReason(record: PromptRecord, session: SessionRecord | null): string {
   const id = record.sessionId.slice(0, 8);
+  if (session?.status === 'crashed' && session.sessionHost)
+    return `the session that asked (${id}) crashed: its session host (pid ${session.sessionHost.process.pid}) is gone; nothing was typed`;
   if (session?.status === 'crashed')
     return `the session that asked (${id}) crashed: its agent-bridge process (pid ${session.owner.pid}) is gone; nothing was typed`;
   return `the session that asked (${id}) is not running; nothing was typed`;

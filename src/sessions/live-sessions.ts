@@ -1,6 +1,9 @@
 import type { AgentSession } from './agent-session.js';
 
-/** The agent sessions running in this process, by id: what a browser can attach a live terminal to. */
+/**
+ * The agent sessions this process runs (or controls, in their session hosts), by id: what a browser can attach
+ * a live terminal to. One leaves when its agent ends or it is let go.
+ */
 export class LiveSessions {
   private readonly sessions = new Map<string, AgentSession>();
   private readonly listeners: Array<() => void> = [];
@@ -8,7 +11,7 @@ export class LiveSessions {
   add(session: AgentSession): void {
     this.sessions.set(session.id, session);
     this.changed();
-    void session.exited.then(() => {
+    void session.gone.then(() => {
       this.sessions.delete(session.id);
       this.changed();
     });

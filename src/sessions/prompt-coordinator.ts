@@ -1,6 +1,8 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { PromptKind } from '../core/events.js';
 import { describeReply, type DetectedPrompt, type ReplyAction } from '../core/prompt.js';
+import { OPEN_STATUSES } from '../core/prompt-state.js';
+import { redactSecrets } from '../core/redact.js';
 import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detector.js';
 import type { AuditLog } from '../store/audit/audit-log.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
@@ -39,13 +41,32 @@ export interface CoordinatorOptions {
 interface Entry {
   detected: DetectedPrompt;
   source: 'screen' | 'hook' | 'protocol';
-  deliver: Deliver;
+  /** Null: taken over from another controller, its hook not relayed again yet. */
+  deliver: Deliver | null;
   record: PromptRecord | null;
   ttl: TimerHandle | null;
   /** Screen keys that show this same prompt (Claude draws its dialog while the hook waits). */
   aliases: Set<string>;
   settled: Promise<void>;
   settle: () => void;
+}
+
+const HOOK_GONE = 'its hook went away while no agent-bridge controlled the session; nothing was sent';
+
+/** A stored prompt as its driver raised it (to take it over). */
+export function detectedOf(record: PromptRecord): DetectedPrompt {
+  return {
+    kind: record.kind,
+    confidence: record.confidence,
+    excerpt: record.excerpt,
+    detail: record.detail,
+    choices: record.choices,
+    safeDefault: record.safeDefault,
+    ...(record.allowForSessionChoice !== null ? { allowForSessionChoice: record.allowForSessionChoice } : {}),
+    key: record.screenKey ?? `stored|${record.id}`,
+    multiline: record.multiline,
+    secret: record.secret,
+  };
 }
 
 /**
@@ -104,6 +125,13 @@ export class PromptCoordinator {
 
   /** An exact prompt from a hook; resolves when it is answered, expires or is closed. */
   raiseFromHook(detected: DetectedPrompt, deliver: Deliver, aborted: AbortSignal): Promise<void> {
+    // The same hook, relayed again to this controller after the last one went: the prompt it raised then.
+    const taken = this.takenOver('hook', detected.key);
+    if (taken) {
+      taken.deliver = deliver;
+      aborted.addEventListener('abort', () => this.closeLocally(taken));
+      return taken.settled;
+    }
     const twins = [...this.awaitingHook.entries()];
     for (const [, pending] of twins) pending.timer.cancel();
     this.awaitingHook.clear();
@@ -151,6 +179,60 @@ export class PromptCoordinator {
       (e) => e && (e.detected.key === key || e.aliases.has(key)),
     );
     if (entry) this.closeLocally(entry);
+  }
+
+  /**
+   * Takes over the prompts a previous controller of the session left unfinished (it died, or let go): typed
+   * ones are resolved; the others wait here again, as they stand in the store (an answer recorded meanwhile is
+   * typed at the next poke(), at most once: see Deliver). `deliverFor` is how each reaches the agent now; null
+   * for a hook's prompt until its hook is relayed again (raiseFromHook).
+   */
+  adopt(records: PromptRecord[], deliverFor: (record: PromptRecord) => Deliver | null): void {
+    const { prompts, clock } = this.options;
+    for (const record of records) {
+      if (record.status === 'injected') {
+        this.safely('resolving a typed answer', () => prompts.transition(record.id, 'resolved'));
+        continue;
+      }
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      const source = record.source === 'hook' || record.source === 'protocol' ? record.source : 'screen';
+      const entry: Entry = {
+        detected: detectedOf(record),
+        source,
+        deliver: deliverFor(record),
+        record,
+        ttl: null,
+        aliases: new Set(),
+        settled,
+        settle,
+      };
+      if (OPEN_STATUSES.includes(record.status))
+        entry.ttl = clock.after(Math.max(0, record.expiresAt - clock.now()), () => void this.expire(entry));
+      if (this.active) this.queue.push(entry);
+      else this.active = entry;
+    }
+  }
+
+  /**
+   * The prompts taken over from a hook that was not relayed again (Claude gave up on it while no one
+   * controlled the session): each is closed, as answered when its host says the answer went out.
+   */
+  async dropUnrelayed(wasAnswered: (record: PromptRecord) => Promise<boolean>): Promise<void> {
+    for (const entry of [this.active, ...this.queue]) {
+      if (!entry?.record || entry.deliver) continue;
+      const record = entry.record;
+      const answered = record.status === 'reply_received' && (await wasAnswered(record));
+      if (answered) {
+        const value = describeReply(record.reply!, record.choices);
+        this.safely('recording an answer', () => {
+          if (this.options.prompts.markInjected(record, value, 'operator'))
+            this.audit('REPLY_INJECTED', record, { value, source: 'operator', decided_by: record.decidedBy });
+          this.options.prompts.transition(record.id, 'resolved');
+        });
+        this.finish(entry);
+      } else this.closeLocally(entry, 'failed');
+    }
   }
 
   /** Applies decisions recorded in the store (by any process); the session calls it when the store changes. */
@@ -229,21 +311,47 @@ export class PromptCoordinator {
     for (const observer of this.options.observers ?? []) observer.opened?.(record);
   }
 
-  private closeLocally(entry: Entry, as: 'resolved' | 'canceled' = 'resolved'): void {
+  private closeLocally(entry: Entry, as: 'resolved' | 'canceled' | 'failed' = 'resolved'): void {
     const record = entry.record;
     if (!record) return this.finish(entry); // still queued: it never reached anyone
     // Closed only while still open: an answer being injected right now makes its own dialog go away.
     const closed = this.safely('closing a prompt answered at the terminal', () =>
       as === 'resolved'
         ? this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')
-        : this.options.prompts.close(record.id, 'canceled', 'agent', 'the agent no longer asks'),
+        : as === 'canceled'
+          ? this.options.prompts.close(record.id, 'canceled', 'agent', 'the agent no longer asks')
+          : this.closeGone(record),
     );
     if (closed === false) return;
     if (closed)
-      this.audit(as === 'resolved' ? 'PROMPT_RESOLVED_LOCALLY' : 'PROMPT_CANCELED', record, {
-        reason: 'the agent no longer asks',
-      });
+      this.audit(
+        as === 'resolved'
+          ? 'PROMPT_RESOLVED_LOCALLY'
+          : as === 'canceled'
+            ? 'PROMPT_CANCELED'
+            : 'PROMPT_FAILED',
+        record,
+        { reason: as === 'failed' ? HOOK_GONE : 'the agent no longer asks' },
+      );
     this.finish(entry);
+  }
+
+  /** A hook's prompt whose hook went away: failed, whether it was still open or decided and not sent. */
+  private closeGone(record: PromptRecord): boolean {
+    const { prompts } = this.options;
+    return (
+      prompts.close(record.id, 'failed', 'agent-bridge', HOOK_GONE) ||
+      prompts.transition(record.id, 'failed', HOOK_GONE)
+    );
+  }
+
+  /** A prompt taken over from another controller, raised again by the same `source` with the same key. */
+  private takenOver(source: Entry['source'], key: string): Entry | null {
+    const stored = redactSecrets(key);
+    const entry = [this.active, ...this.queue].find(
+      (e) => e?.source === source && e.deliver === null && e.record?.screenKey === stored,
+    );
+    return entry ?? null;
   }
 
   private async expire(entry: Entry): Promise<void> {
@@ -292,12 +400,14 @@ export class PromptCoordinator {
     record: PromptRecord,
     source: 'operator' | 'timeout_default',
   ): Promise<void> {
+    const deliver = entry.deliver;
+    if (!deliver) return; // its hook is not relayed again yet: dropUnrelayed() decides
     entry.ttl?.cancel();
     const { prompts, clock } = this.options;
     const stored = describeReply(record.reply!, record.choices);
     try {
       const action = this.opened(record.reply!);
-      const typed = await entry.deliver(action, record);
+      const typed = await deliver(action, record);
       // A secret's keys are never kept: the reply row says what was typed as its length only.
       const value = record.reply!.type === 'sealed' ? stored : typed;
       this.safely('recording an answer', () => {

@@ -21,7 +21,7 @@ import { recordingsDir } from '../store/paths.js';
 import { listRecordings } from '../store/recordings.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import { AgentSession, BACKGROUND_SESSION } from './agent-session.js';
+import { AgentSession, BACKGROUND_SESSION, SERVE_HOSTED } from './agent-session.js';
 import { answerPrompt } from './answer-prompt.js';
 import { Conversations } from './conversations.js';
 import { SessionFiles } from './files/session-files.js';
@@ -30,8 +30,8 @@ import type { LiveSessions } from './live-sessions.js';
 import type { RemoteSessions } from './remote-sessions.js';
 import { promptView } from './prompt-view.js';
 import { reapIfDead } from './session-liveness.js';
-import { attachRemote, stopRemote } from './share/remote-terminal.js';
-import { isTrustedSocket } from './share/share-socket.js';
+import { trustedHost } from './host/host-files.js';
+import { stopHosted, viewHosted } from './host/host-viewer.js';
 import { StoreWatcher } from './store-watcher.js';
 import { sendTextToSession, textOutcomeNotice } from './typed-text.js';
 import { ViewerHub } from './viewer-hub.js';
@@ -173,7 +173,9 @@ export class SessionsWebBackend implements WebBackend {
       store,
       clock,
       startedBy: who,
-      ...(hooks ? { hooks } : {}),
+      // In a session host: a restart of serve neither stops it nor loses its screen.
+      hosted: SERVE_HOSTED,
+      ...(hooks ? { hooks: true as const } : {}),
       ...(this.options.approveFrom ? { approveFrom: this.options.approveFrom } : {}),
     });
     // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.
@@ -212,7 +214,7 @@ export class SessionsWebBackend implements WebBackend {
       return true;
     }
     const socket = record && this.sharedSocket(record);
-    return socket ? stopRemote(socket, this.options.clock) : false;
+    return socket ? stopHosted(this.options.store.dir, socket, this.options.clock) : false;
   }
 
   async restart(id: string, who: string): Promise<WebSession | null> {
@@ -303,14 +305,18 @@ export class SessionsWebBackend implements WebBackend {
     options: AttachOptions = {},
   ): Promise<TerminalAttachment | null> {
     const session = this.options.live.get(sessionId);
+    const record = this.options.store.sessions.get(sessionId);
     if (!session) {
-      const record = this.options.store.sessions.get(sessionId);
       const socket = record && this.sharedSocket(record);
-      return socket ? attachRemote(socket, viewer, options.readOnly ?? false, this.options.clock) : null;
+      return socket
+        ? viewHosted(this.options.store.dir, socket, viewer, options.readOnly ?? false, this.options.clock)
+        : null;
     }
     // A structured session has no terminal to show (its messages and prompts reach the inbox and chats).
     const terminal = session.terminal;
-    if (!terminal) return null;
+    if (!terminal || record?.webView === false) return null;
+    // A session taken over from `agent-bridge run` keeps what its person allowed the web.
+    if (record?.sessionHost && !record.webInput) options = { ...options, readOnly: true };
     const firstPrompt = firstPromptOf(session, this.options.store);
     const redraw = async () => {
       await terminal.screen.catchUp();
@@ -435,10 +441,14 @@ export class SessionsWebBackend implements WebBackend {
     return session !== undefined && session.terminal === null && !this.closed;
   }
 
-  /** The socket `agent-bridge run` shares this session's screen on, when it is one this server may trust. */
+  /**
+   * The socket of the session host of a session another process controls (`agent-bridge run`, `attach`), when
+   * the web may see it and the socket is one this server may trust.
+   */
   private sharedSocket(record: SessionRecord): string | null {
-    if (record.status !== 'active' || !record.viewSocket || record.host !== this.host) return null;
-    return isTrustedSocket(this.options.store.dir, record.viewSocket) ? record.viewSocket : null;
+    const socket = record.sessionHost?.socket;
+    if (record.status !== 'active' || !socket || !record.webView || record.host !== this.host) return null;
+    return trustedHost(this.options.store.dir, socket) ? socket : null;
   }
 
   /** Busy and idle are not in the store: the page hears of them from the sessions themselves. */

@@ -14,7 +14,7 @@ export interface Reach {
   live: AgentSession | undefined;
   /** This server started it (from the page): it can restart it with the same arguments. */
   startedHere: boolean;
-  /** `agent-bridge run` shares its screen on a socket this server trusts. */
+  /** Another process controls it (`agent-bridge run`, `attach`), and its session host lets the web see it. */
   shared: boolean;
   /** This server keeps its conversation (a structured session it runs, or ran lately), and its state. */
   conversation: ConversationState | null;
@@ -58,9 +58,13 @@ export function webSessionView(record: SessionRecord, pendingPrompts: number, re
     runsIn,
     live: running && runsIn !== 'elsewhere' && hasScreen,
     conversation: reach.conversation !== null,
-    canType: running && hasScreen && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput)),
+    // What a person running it in a terminal allowed the web (`run --web-input`) holds after serve took it over.
+    canType: running && hasScreen && record.webView && runsIn !== 'elsewhere' && record.webInput,
     canStop:
-      running && (runsIn === 'serve' || (runsIn === 'terminal' && record.webInput) || Boolean(reach.remote)),
+      running &&
+      ((runsIn === 'serve' && (record.webInput || record.sessionHost === null)) ||
+        (runsIn === 'terminal' && record.webInput) ||
+        Boolean(reach.remote)),
     // A custom command's arguments are known only to the server that started it.
     canRestart: running
       ? reach.startedHere

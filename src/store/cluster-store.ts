@@ -26,7 +26,7 @@ export interface SessionSnapshot {
 }
 
 /** What a node says of one of its prompts: the record, with a sealed answer's box never included. */
-export type PromptSnapshot = Omit<PromptRecord, 'reply'> & { reply: ReplyAction | null };
+export type PromptSnapshot = Omit<PromptRecord, 'reply' | 'screenKey'> & { reply: ReplyAction | null };
 
 export interface NodeRecord {
   name: string;

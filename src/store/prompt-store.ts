@@ -32,6 +32,8 @@ export interface PromptRecord {
   multiline: boolean;
   /** It asks for a secret: its answer is stored only sealed, and shown only as its length. */
   secret: boolean;
+  /** How its driver knows it on screen (or from its hook): the same key read again is this prompt. */
+  screenKey: string | null;
 }
 
 interface Row {
@@ -57,6 +59,7 @@ interface Row {
   note: string | null;
   multiline: number;
   secret: number;
+  screen_key: string | null;
 }
 
 function fromRow(row: Row): PromptRecord {
@@ -83,6 +86,7 @@ function fromRow(row: Row): PromptRecord {
     note: row.note,
     multiline: row.multiline === 1,
     secret: row.secret === 1,
+    screenKey: row.screen_key,
   };
 }
 
@@ -113,8 +117,8 @@ export class PromptStore {
     this.db
       .prepare(
         `INSERT INTO prompts (id, session_id, kind, confidence, source, excerpt, detail, choices, safe_default,
-           allow_session_choice, status, nonce, created_at, expires_at, updated_at, multiline, secret)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?)`,
+           allow_session_choice, status, nonce, created_at, expires_at, updated_at, multiline, secret, screen_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -134,6 +138,8 @@ export class PromptStore {
         now,
         prompt.multiline === false ? 0 : 1,
         prompt.secret ? 1 : 0,
+        // Keys are read off the redacted screen already; redacted again, as everything that is stored.
+        redactSecrets(prompt.key),
       );
     return this.get(id)!;
   }
@@ -161,6 +167,20 @@ export class PromptStore {
           .all(sessionId)
       : this.db.prepare(`SELECT * FROM prompts WHERE status IN (${OPEN_SQL}) ORDER BY created_at`).all();
     return (rows as Row[]).map(fromRow);
+  }
+
+  /**
+   * Not finished yet: waiting for a person, decided and not typed, or typed and not resolved (a controller that
+   * died mid-way leaves these; the next one takes them over).
+   */
+  unfinished(sessionId: string): PromptRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM prompts WHERE session_id = ? AND (status IN (${OPEN_SQL}, 'reply_received', 'injected')
+           OR (status = 'expired' AND reply IS NOT NULL)) ORDER BY created_at`,
+      )
+      .all(sessionId) as Row[];
+    return rows.map(fromRow);
   }
 
   /** Decided by someone, waiting to be typed into the agent (by the process that owns the session). */

@@ -33,11 +33,19 @@ export interface SessionRecord {
   name: string | null;
   /** The first line a person typed into it (echoed on screen, so never a password). */
   firstPrompt: string | null;
-  /** `agent-bridge run`: the unix socket its screen is shared on with the web UI, and whether the web may type. */
-  viewSocket: string | null;
+  /** Whether the web may type into it (serve's own sessions; `run --web-input`). */
   webInput: boolean;
   /** A hub's mirror of a session on another machine: that node's name (its own store is the truth); else null. */
   node: string | null;
+  /** Whether the web may see it (all but `run --no-web-view`). */
+  webView: boolean;
+  /**
+   * The session host holding its terminal (terminal-driver sessions): while it lives, the session does,
+   * whatever becomes of its controller (`owner`). Null for a session run inside its controller (structured).
+   */
+  sessionHost: { process: ProcessRef; socket: string } | null;
+  /** How many finished lines of its output its chats were given (the host numbers them). */
+  linesRead: number;
 }
 
 interface Row {
@@ -60,9 +68,13 @@ interface Row {
   answer_key: string | null;
   name: string | null;
   first_prompt: string | null;
-  view_socket: string | null;
   web_input: number;
   node: string | null;
+  host_pid: number | null;
+  host_start: number | null;
+  host_socket: string | null;
+  web_view: number;
+  lines_read: number;
 }
 
 const fromRow = (r: Row): SessionRecord => ({
@@ -85,9 +97,14 @@ const fromRow = (r: Row): SessionRecord => ({
   answerKey: r.answer_key,
   name: r.name,
   firstPrompt: r.first_prompt,
-  viewSocket: r.view_socket,
   webInput: r.web_input === 1,
   node: r.node ?? null,
+  webView: r.web_view === 1,
+  sessionHost:
+    r.host_pid !== null && r.host_socket !== null
+      ? { process: { pid: r.host_pid, startTime: r.host_start }, socket: r.host_socket }
+      : null,
+  linesRead: r.lines_read,
 });
 
 function parseUsage(json: string | null): AgentUsage | null {
@@ -195,11 +212,36 @@ export class SessionStore {
       .run(text, id);
   }
 
-  /** Where a session run in a terminal shares its screen, and whether the web may type into it. */
-  setViewSocket(id: string, socket: string | null, webInput: boolean): void {
+  /** The session host that holds the session's terminal, and what the web may do with it. */
+  setHost(
+    id: string,
+    host: { process: ProcessRef; socket: string },
+    web: { input: boolean; view: boolean },
+  ): void {
     this.db
-      .prepare('UPDATE sessions SET view_socket = ?, web_input = ? WHERE id = ?')
-      .run(socket, webInput ? 1 : 0, id);
+      .prepare(
+        'UPDATE sessions SET host_pid = ?, host_start = ?, host_socket = ?, web_input = ?, web_view = ? WHERE id = ?',
+      )
+      .run(host.process.pid, host.process.startTime, host.socket, web.input ? 1 : 0, web.view ? 1 : 0, id);
+  }
+
+  /**
+   * Another process controls the session now (it took it over from one that died or let go): it applies the
+   * answers, and its chats speak for it. Only a running session changes hands.
+   */
+  setController(id: string, owner: ProcessRef, answerKey: string): boolean {
+    return (
+      this.db
+        .prepare(
+          "UPDATE sessions SET owner_pid = ?, owner_start = ?, answer_key = ? WHERE id = ? AND status = 'active'",
+        )
+        .run(owner.pid, owner.startTime, answerKey, id).changes === 1
+    );
+  }
+
+  /** The chats were given the session's finished lines up to number `line`. */
+  setLinesRead(id: string, line: number): void {
+    this.db.prepare('UPDATE sessions SET lines_read = MAX(lines_read, ?) WHERE id = ?').run(line, id);
   }
 
   /** The sessions these recordings (file paths) were made of. */
@@ -227,16 +269,26 @@ export class SessionStore {
     );
   }
 
-  /** Active sessions on this machine whose agent-bridge process is gone (killed -9, power loss, a reused pid). */
+  /**
+   * Active sessions on this machine that are gone: their session host (or, for a session without one, their
+   * agent-bridge process) died (killed -9, power loss; a reused pid does not count).
+   */
   deadOwners(isAlive: IsAlive): SessionRecord[] {
     return this.list().filter((s) => !this.ownerAlive(s, isAlive));
   }
 
   /**
-   * Is the process that runs the session still there? Sessions of other machines are taken on trust (a hub's
-   * mirror of a node's session: the node says when it ends).
+   * Does the session still run? While its session host lives, it does (a controller that died is replaced);
+   * without a host, while its agent-bridge process lives. Sessions of other machines are taken on trust (a
+   * hub's mirror of a node's session: the node says when it ends).
    */
   ownerAlive(session: SessionRecord, isAlive: IsAlive): boolean {
+    if (session.node !== null || session.host !== hostname()) return true;
+    return isAlive(session.sessionHost?.process ?? session.owner);
+  }
+
+  /** Is the process that applies the session's answers (its controller) there? */
+  controllerAlive(session: SessionRecord, isAlive: IsAlive): boolean {
     return session.node !== null || session.host !== hostname() || isAlive(session.owner);
   }
 }

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
+import { endSessionHosts, sessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
+
+// Issue 18: `agent-bridge run` killed with -9 while a prompt waits no longer takes the agent with it: the
+// session goes on in its session host, the prompt stays, and whoever attaches answers it (once). Only when the
+// host itself dies is the session crashed.
 
 let dir: string;
 let env: Record<string, string>;
@@ -20,19 +25,19 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await Promise.all(started.splice(0).map((c) => c.stop()));
+  await endSessionHosts(env.AGENT_BRIDGE_HOME!);
   rmSync(dir, { recursive: true, force: true });
 });
 
+function startCli(args: string[]): CliUnderPty {
+  const proc = new CliUnderPty(args, { cwd: dir, env, cols: 100, rows: 30 });
+  started.push(proc);
+  return proc;
+}
+
 function runAsking(question: string): CliUnderPty {
   const script = `read -p "${question} (y/n) " a; echo "got $a"; sleep 30`;
-  const run = new CliUnderPty(['run', 'custom', '--', 'bash', '--norc', '-c', script], {
-    cwd: dir,
-    env,
-    cols: 100,
-    rows: 30,
-  });
-  started.push(run);
-  return run;
+  return startCli(['run', 'custom', '--', 'bash', '--norc', '-c', script]);
 }
 
 interface Pending {
@@ -42,39 +47,62 @@ interface Pending {
   session: string;
 }
 
-describe('agent-bridge killed while a prompt waits', () => {
-  it('closes the prompt of an agent-bridge killed with -9 (session crashed) once noticed; nothing is answered twice', async () => {
+/** The prompt once shown (a prompt is stored as created, then shown: awaiting_reply). */
+async function thePrompt(excerpt: string): Promise<Pending> {
+  return waitFor('the prompt shown', async () =>
+    (await cliJson<Pending[]>(['approvals'], env)).find(
+      (p) => p.excerpt.includes(excerpt) && p.status === 'awaiting_reply',
+    ),
+  );
+}
+
+describe('agent-bridge run killed while a prompt waits', () => {
+  it('leaves the session running in its host: the prompt stays, and is answered once through whoever attaches', async () => {
     const first = runAsking('Deploy to production?');
-    const prompt = await waitFor(
-      'the prompt in the store',
-      // A prompt is stored as created, then shown (awaiting_reply): wait for the shown state.
-      async () => (await cliJson<Pending[]>(['approvals'], env)).find((p) => p.status === 'awaiting_reply'),
-    );
-    expect(prompt).toMatchObject({
-      status: 'awaiting_reply',
-      excerpt: expect.stringContaining('Deploy to production?'),
-    });
+    const prompt = await thePrompt('Deploy to production?');
     process.kill(first.process.pid, 'SIGKILL');
     await first.waitForExit();
-    expect(processExists(first.process.pid)).toBe(false);
 
-    const second = runAsking('Run migrations?');
-    await second.waitForText('Run migrations?');
-    // The new run noticed the dead one: its session crashed, its prompt failed; only the new prompt waits.
-    const pending = await waitFor('the new prompt listed', async () => {
-      const list = await cliJson<Pending[]>(['approvals'], env);
-      return list.length === 1 && list[0]!.id !== prompt.id ? list : null;
+    // The agent lives on: the session is running, its prompt still listed.
+    const [host] = sessionHosts(env.AGENT_BRIDGE_HOME!);
+    expect(host?.session).toBe(prompt.session);
+    expect(processExists(host!.pid)).toBe(true);
+    const sessions = await cliJson<Array<{ id: string; status: string }>>(['status'], env);
+    expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('active');
+    expect((await thePrompt('Deploy to production?')).id).toBe(prompt.id);
+    // Nothing controls it now to type an answer: said so, with what to do; nothing is typed.
+    const unattended = await cli(['approvals', 'answer', prompt.id, 'y'], env);
+    expect(unattended.code).toBe(1);
+    expect(unattended.stderr).toContain(`agent-bridge attach ${prompt.session.slice(0, 8)}`);
+
+    // Attached from another terminal: the question is on its screen, and it takes the session over.
+    const attached = startCli(['attach', prompt.session.slice(0, 6)]);
+    await attached.waitForText('Deploy to production? (y/n)');
+    await waitFor('attach to take the session over', async () => {
+      const answer = await cli(['approvals', 'answer', prompt.id, 'y'], env);
+      return answer.code === 0 ? answer : null;
     });
+    await attached.waitForText('got y');
+    const again = await cli(['approvals', 'answer', prompt.id, 'n'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already/);
+    expect((await cli(['audit', 'verify'], env)).code).toBe(0);
+  });
+
+  it('is crashed once its session host is killed with -9: the prompt fails, an answer is refused', async () => {
+    runAsking('Run migrations?');
+    const prompt = await thePrompt('Run migrations?');
+    const [host] = sessionHosts(env.AGENT_BRIDGE_HOME!);
+    process.kill(host!.pid, 'SIGKILL');
+    await waitFor('the host gone', () => !processExists(host!.pid));
+    const refused = await waitFor('the session reaped', async () => {
+      const answer = await cli(['approvals', 'answer', prompt.id, 'y'], env);
+      return /crashed/.test(answer.stderr) ? answer : null;
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`its session host (pid ${host!.pid}) is gone`);
     const sessions = await cliJson<Array<{ id: string; status: string }>>(['status', '--all'], env);
     expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('crashed');
-
-    const refused = await cli(['approvals', 'answer', prompt.id, 'y'], env);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/already failed|crashed/);
-    const fresh = pending[0]!;
-    expect((await cli(['approvals', 'answer', fresh.id, 'y'], env)).code).toBe(0);
-    await second.waitForText('got y');
-    expect((await cli(['approvals', 'answer', fresh.id, 'n'], env)).code).toBe(1);
     expect((await cli(['audit', 'verify'], env)).code).toBe(0);
   });
 });

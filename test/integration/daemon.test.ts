@@ -11,6 +11,9 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.j
 import { OWNER } from '../support/telegram-setup.js';
 import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { systemClock } from '../../src/core/clock.js';
+import { HostConnection } from '../../src/sessions/host/host-connection.js';
+import { endSessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -76,6 +79,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await daemon?.stop();
+  await endSessionHosts(path.join(dir, 'data'));
   store.close();
   await telegram.close();
   rmSync(dir, { recursive: true, force: true });
@@ -158,7 +162,7 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await telegramSays(/web got: \[terminal\] from desk/);
   });
 
-  it('shuts down gracefully: the agent is stopped, its prompts stay pending', async () => {
+  it('shuts down gracefully: the agent goes on in its session host, its prompts stay pending; the next daemon takes it back', async () => {
     await startDaemon();
     telegram.userSendsText({ userId: OWNER, text: 'hi' });
     await telegramSays(/web got: hi/);
@@ -169,7 +173,43 @@ describe('agent-bridge serve: two repositories, two channels', () => {
       yesNoPrompt({ excerpt: 'Go? (y/n)', detail: 'Go? (y/n)', key: 'k' }),
     );
     await daemon.stop();
-    expect(processExists(session.pid!)).toBe(false);
+    expect(processExists(session.pid!)).toBe(true);
+    expect(store.sessions.get(session.id)?.status).toBe('active');
     expect(store.prompts.get(prompt.id)?.status).toBe('awaiting_reply');
+    // The next daemon (serve started again) takes the very same session back, agent and all.
+    await startDaemon();
+    expect(store.sessions.list().map((s) => s.id)).toEqual([session.id]);
+    expect(store.sessions.get(session.id)?.owner.pid).toBe(process.pid);
+    telegram.userSendsText({ userId: OWNER, text: 'again' });
+    await telegramSays(/web got: again/);
+    expect(store.sessions.list().map((s) => [s.id, s.pid])).toEqual([[session.id, session.pid]]);
+  });
+
+  it('sends the chats what the agent printed while no daemon ran, once the next one takes the session back', async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'before' });
+    await telegramSays(/web got: before/);
+    const session = store.sessions.list()[0]!;
+    await daemon.stop();
+    // Someone at a terminal attached to the session (no daemon controls it) makes the agent print.
+    const terminal = await HostConnection.open({
+      dataDir: store.dir,
+      socket: session.sessionHost!.socket,
+      client: 'terminal',
+      clock: systemClock,
+    });
+    let printed = '';
+    terminal.onOutput((chunk) => (printed += String(chunk)));
+    terminal.start();
+    terminal.sendInput('while-away\r');
+    await waitFor('the agent to answer', () => printed.includes('web got: while-away'));
+    terminal.close();
+    await startDaemon();
+    await telegramSays(/web got: while-away/);
+    // Once: what the chats had before is not sent again.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const texts = telegram.messages(OWNER).map((m) => m.text ?? '');
+    expect(texts.filter((t) => t.includes('web got: before'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('web got: while-away'))).toHaveLength(1);
   });
 });

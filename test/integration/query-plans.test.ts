@@ -48,7 +48,13 @@ function exerciseHotPaths(): void {
   store.sessions.deadOwners(alive);
   store.sessions.setName(session.id, 'the api');
   store.sessions.setFirstPrompt(session.id, 'fix the tests');
-  store.sessions.setViewSocket(session.id, '/tmp/s.sock', false);
+  store.sessions.setHost(
+    session.id,
+    { process: { pid: 1, startTime: null }, socket: '/tmp/s.sock' },
+    { input: false, view: true },
+  );
+  store.sessions.setController(session.id, { pid: 2, startTime: null }, 'key');
+  store.sessions.setLinesRead(session.id, 3);
   store.sessions.byRecordings(['/tmp/r.cast']);
   const prompt = store.prompts.create(session.id, permissionPrompt(), 60_000, 'screen');
   store.prompts.transition(prompt.id, 'routed');
@@ -56,6 +62,7 @@ function exerciseHotPaths(): void {
   store.prompts.open(session.id);
   store.prompts.findByPrefix(prompt.id.slice(0, 4));
   store.prompts.decidedNotInjected(session.id);
+  store.prompts.unfinished(session.id);
   store.prompts.recent(20);
   store.prompts.expire(prompt.id);
   store.channels.recordPromptMessage({

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -8,8 +8,8 @@ import { waitFor } from '../support/wait.js';
 import { WebWorld } from '../support/web-world.js';
 
 // Issue 15, item 6: a session started with `agent-bridge run` is reached from the web: watched always, typed
-// into only when its person said so (`run --web-input`), decided by the run process itself. The real CLI in
-// a PTY, the web server of this process on the same data folder.
+// into only when its person said so (`run --web-input`), decided by its session host (issue 18), whatever
+// serve sends. The real CLI in a PTY, the web server of this process on the same data folder.
 
 let world: WebWorld;
 let run: CliUnderPty | null = null;
@@ -87,22 +87,36 @@ describe('a session started by agent-bridge run, from the web', () => {
     );
   });
 
-  it('shares on a socket only this user can open, and the run process itself drops keys it was not allowed', async () => {
+  it('is reached on a socket only this user can open, with its secret; the host itself drops keys the web was not allowed', async () => {
     startRun([]);
     const session = await theRunSession();
     const record = world.store.sessions.get(session.id)!;
-    const socket = record.viewSocket!;
+    const socket = record.sessionHost!.socket;
     expect(statSync(socket).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700);
-    // Straight to the socket, past serve: keys and a stop are still refused.
+    // Straight to the socket, past serve, without the host's secret: refused before anything else.
+    const stranger = new WebSocket(`ws+unix://${socket}:/`);
+    const refused: string[] = [];
+    stranger.on('message', (data) => refused.push(String(data)));
+    stranger.on('open', () =>
+      stranger.send(JSON.stringify({ type: 'hello', protocol: 1, secret: 'guess', client: 'terminal' })),
+    );
+    await new Promise((resolve) => stranger.on('close', resolve));
+    expect(refused.join('')).toContain('"code":"secret"');
+    // With the secret, as the web: keys and a stop are still refused by the host.
+    const secret = readFileSync(socket.replace(/\.sock$/, '.secret'), 'utf8').trim();
     const direct = new WebSocket(`ws+unix://${socket}:/`);
     const frames: string[] = [];
     direct.on('message', (data, isBinary) => frames.push(isBinary ? '' : String(data)));
-    await waitFor('hello', () => frames.find((f) => f.includes('"hello"')));
+    direct.on('open', () =>
+      direct.send(JSON.stringify({ type: 'hello', protocol: 1, secret, client: 'web' })),
+    );
+    await waitFor('welcome', () => frames.find((f) => f.includes('"welcome"')));
     const marker = path.join(world.dir, 'typed-past-serve');
-    direct.send(JSON.stringify({ type: 'input', data: `touch ${marker}\r` }));
-    direct.send(JSON.stringify({ type: 'stop' }));
-    direct.send('{"type":"input","data":' + '"x'.repeat(10) + '}');
+    direct.send(Buffer.from(`touch ${marker}\r`));
+    direct.send(JSON.stringify({ type: 'stop', req: 1 }));
+    direct.send('{"type":"inject","req":2,"parts":["x"],"gapMs":0}');
+    await waitFor('the refusals', () => frames.filter((f) => f.includes('"ok":false')).length === 2);
     await run!.type('echo still-here');
     await run!.waitForText('still-here');
     expect(existsSync(marker)).toBe(false);

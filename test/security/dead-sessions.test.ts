@@ -5,10 +5,13 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, cliJson } from '../support/cli-under-pty.js';
 import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { sessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 // Issue 12, item 9: an answer to a session whose agent-bridge is gone is refused as such, never "answered".
-// Liveness is the process's pid AND start time: a reused pid or a zombie does not pass for the owner.
+// Liveness is the process's pid AND start time: a reused pid or a zombie does not pass for the owner. Since
+// issue 18 the process that holds a terminal session is its session host (its `run` may die, the session goes
+// on): the host is the one whose death is checked here.
 
 let world: ScriptWorld;
 const spawned: ChildProcess[] = [];
@@ -17,18 +20,30 @@ afterEach(async () => {
   await world?.close();
 });
 
-async function promptOfKilledRun(): Promise<{ id: string; session: string }> {
+/** A prompt of a `run` killed with -9: its session goes on in its host, whose pid is returned too. */
+async function promptOfKilledRun(): Promise<{ id: string; session: string; host: number }> {
   const run = world.run('read -p "Deploy? (y/n) " a; echo "got [$a]"; sleep 30');
   const prompt = await world.nextPrompt();
   process.kill(run.process.pid, 'SIGKILL');
   await run.waitForExit();
   expect(processExists(run.process.pid)).toBe(false);
+  const [host] = sessionHosts(world.env.AGENT_BRIDGE_HOME!);
+  expect(processExists(host!.pid)).toBe(true);
+  return { ...prompt, host: host!.pid };
+}
+
+/** The session host is killed too: now the session is gone. */
+async function promptOfKilledSession(): Promise<{ id: string; session: string }> {
+  const prompt = await promptOfKilledRun();
+  process.kill(prompt.host, 'SIGKILL');
+  await waitFor('the host gone', () => !processExists(prompt.host));
   return prompt;
 }
 
-function setOwner(pid: number): void {
+/** The store says the session's host is another process (the real one is ended by the test's cleanup). */
+function setHost(pid: number): void {
   const db = new Database(path.join(world.env.AGENT_BRIDGE_HOME!, 'agent-bridge.db'));
-  db.prepare('UPDATE sessions SET owner_pid = ?').run(pid);
+  db.prepare('UPDATE sessions SET host_pid = ?').run(pid);
   db.close();
 }
 
@@ -36,7 +51,7 @@ async function refusedAsCrashed(prompt: { id: string; session: string }): Promis
   const answer = await cli(['approvals', 'answer', prompt.id, 'y'], world.env);
   expect(answer.code).toBe(1);
   expect(answer.stdout).not.toMatch(/answered/);
-  expect(answer.stderr).toMatch(/crashed: its agent-bridge process \(pid \d+\) is gone; nothing was typed/);
+  expect(answer.stderr).toMatch(/crashed: its session host \(pid \d+\) is gone; nothing was typed/);
   const sessions = await cliJson<Array<{ id: string; status: string }>>(['status', '--all'], world.env);
   expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('crashed');
   expect(await cliJson<unknown[]>(['approvals'], world.env)).toEqual([]);
@@ -45,7 +60,7 @@ async function refusedAsCrashed(prompt: { id: string; session: string }): Promis
 describe('answers to a session whose agent-bridge is gone', () => {
   it('are refused as such; its prompts fail and SESSION_END is audited once, whoever notices', async () => {
     world = new ScriptWorld();
-    const prompt = await promptOfKilledRun();
+    const prompt = await promptOfKilledSession();
     await refusedAsCrashed(prompt);
     // Others noticing later change nothing more.
     await cli(['approvals', 'answer', prompt.id, 'n'], world.env);
@@ -64,8 +79,9 @@ describe('answers to a session whose agent-bridge is gone', () => {
     const prompt = await promptOfKilledRun();
     const other = spawn('sleep', ['60']);
     spawned.push(other);
-    setOwner(other.pid!);
+    setHost(other.pid!);
     await refusedAsCrashed(prompt);
+    process.kill(prompt.host, 'SIGKILL');
   });
 
   it.skipIf(process.platform !== 'linux')('are refused when the owner is a zombie', async () => {
@@ -84,7 +100,8 @@ describe('answers to a session whose agent-bridge is gone', () => {
         return false;
       }
     });
-    setOwner(zombie);
+    setHost(zombie);
     await refusedAsCrashed(prompt);
+    process.kill(prompt.host, 'SIGKILL');
   });
 });

@@ -48,6 +48,7 @@ function asRecord(payload: ClaudeHookPayload): PromptRecord {
     decidedBy: null,
     reply: null,
     note: null,
+    screenKey: prompt.key,
     multiline: true,
     secret: false,
   };

@@ -11,6 +11,8 @@ import {
   type DaemonRepo,
 } from '../../src/sessions/daemon/daemon.js';
 import type { Store } from '../../src/store/store.js';
+import { SessionHostWatch } from '../../src/sessions/host/host-watch.js';
+import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { processExists } from './wait.js';
 
 const AGENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fakes/agent/chatty-agent.sh');
@@ -43,7 +45,16 @@ export async function startTestDaemon(
   channels: DaemonChannel[],
   extra: Partial<DaemonOptions> = {},
 ): Promise<{ daemon: Daemon; hosted: string[] }> {
-  const daemon = new Daemon({
+  // As serve does: sessions still running in session hosts are taken back before anything starts.
+  let daemon: Daemon | null = null;
+  const watch = new SessionHostWatch({
+    store,
+    clock: systemClock,
+    live: extra.live ?? new LiveSessions(),
+    claim: (session, record) => daemon?.claim(session, record) ?? false,
+    log: () => undefined,
+  });
+  daemon = new Daemon({
     store,
     clock: systemClock,
     settings: { repos, idleTimeoutMs: 600_000, outputThreshold: 1500, resume: false, rateLimits: null },
@@ -54,7 +65,14 @@ export async function startTestDaemon(
     },
     isAlive: (owner) => processExists(owner.pid),
     log: () => undefined,
+    takeOver: () => watch.start(),
     ...extra,
   });
-  return { daemon, hosted: await daemon.start() };
+  const started = daemon;
+  const stop = started.stop.bind(started);
+  started.stop = async () => {
+    watch.stop();
+    await stop();
+  };
+  return { daemon: started, hosted: await started.start() };
 }

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { launchChromium } from './browser.js';
 import { CliUnderPty } from './cli-under-pty.js';
 import { ServeProcess } from './serve-process.js';
+import { endSessionHosts } from './session-hosts.js';
 
 /**
  * `agent-bridge serve` (the built CLI) in a throwaway home, for browser tests: its printed URL, a project
@@ -43,6 +44,8 @@ export class WebE2E {
   async close(): Promise<void> {
     await Promise.all(this.runs.splice(0).map((run) => run.stop()));
     await this.serve?.stop();
+    // serve stopping leaves its sessions running in their hosts: end them before their folder goes.
+    await endSessionHosts(this.env.AGENT_BRIDGE_HOME!);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -13,13 +13,11 @@ import {
 import type { ExitInfo } from '../../core/events.js';
 import { systemClock, type TimerHandle } from '../../core/clock.js';
 import type { PromptKind } from '../../core/events.js';
-import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSpawnError } from '../../drivers/structured/agent-process.js';
 import { AgentStartError } from '../../drivers/structured/structured-driver.js';
-import { AgentSession } from '../../sessions/agent-session.js';
+import { AgentSession, type HostedOptions } from '../../sessions/agent-session.js';
 import { firstPromptOf } from '../../sessions/first-prompt.js';
-import { shareTerminal, type TerminalShare } from '../../sessions/share/terminal-share.js';
 import { openStore, type Store } from '../../store/store.js';
 import { durationMs } from '../../config/duration.js';
 import type { Config } from '../../config/schema.js';
@@ -29,6 +27,8 @@ import { REMOTE_CHANNELS } from '../remote-channels.js';
 import { CliFailure, UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
+import { DEFAULT_DETACH_KEY, describeDetachKey, parseDetachKey } from '../detach-key.js';
+import { attachTerminal, detachedLine, type AttachmentEnd } from '../terminal-attachment.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -53,6 +53,13 @@ export interface RunOptions {
   webView: boolean;
   /** Let the web UI type into the session too. */
   webInput?: boolean;
+  /**
+   * true (`--detach`): start it with no terminal and return; false (`--no-detach`): the agent ends with this
+   * process, however it ends; default: it goes on when this terminal closes or this process is killed.
+   */
+  detach?: boolean;
+  /** `^X` or `none` (default `^\`). */
+  detachKey?: string;
 }
 
 /** How often a session checks that the channels it asked for are still hosted by someone. */
@@ -65,15 +72,8 @@ const KNOWN_CHANNELS: string[] = [...LOCAL_CHANNELS, ...REMOTE_CHANNELS];
 /** `agent-bridge run <agent>`: the agent in this terminal, transparently; returns the agent's exit code. */
 export async function runCommand(agentName: string, args: string[], options: RunOptions): Promise<number> {
   const spec = lookupAgent(agentName);
-  const remote = (options.approveFrom ?? []).filter((channel) => !LOCAL_CHANNELS.includes(channel));
-  if (options.webInput && options.webView === false)
-    throw new UsageError('--web-input needs the web view: drop --no-web-view, or --web-input');
-  for (const channel of remote) {
-    if (!KNOWN_CHANNELS.includes(channel))
-      throw new UsageError(
-        `--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`,
-      );
-  }
+  const remote = remoteChannels(options);
+  const detachKey = parseDetachKey(options.detachKey ?? DEFAULT_DETACH_KEY);
   const config = await loadRunConfig(options.config, remote);
   const launchOptions: LaunchOptions = {
     skipPermissions: options.skipPermissions,
@@ -83,12 +83,17 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const launch = await resolveOrExplain(spec, launchOptions, options.driver ?? defaultDriver(spec));
   if (launch.notice) process.stderr.write(`agent-bridge: ${launch.notice}\n`);
   const structured = launch.driver === 'structured';
+  if (structured && options.detach === true)
+    throw new UsageError(
+      '--detach: a session under the structured driver is a conversation in this terminal; use --driver terminal',
+    );
   const host = new HostTerminal(process.stdin, process.stdout, { cols: options.cols, rows: options.rows });
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { cols, rows } = host.size();
   const store = openStore();
   reapDeadSessions(store);
-  const hooks = options.hooks && spec.hooks && !structured ? await startHookReceiver(store) : undefined;
+  // Claude's hooks post to the session's host, which relays them here: no receiver of our own.
+  const hooks = options.hooks && spec.hooks && !structured ? true : undefined;
   // Channels get their own connection: SQLite tells a connection about others' commits, not its own.
   const channelStore = remote.length > 0 ? openStore() : null;
   let agent: AgentSession | null = null;
@@ -117,7 +122,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
         { opened: () => relays.forEach((r) => r.poke()), closed: () => relays.forEach((r) => r.poke()) },
       ],
       ...(hooks ? { hooks } : {}),
-      ...(structured ? { structured: protocolLaunch(launchOptions) } : {}),
+      ...(structured ? { structured: protocolLaunch(launchOptions) } : { hosted: hostedAs(options) }),
     }).catch((error: unknown) => {
       if (error instanceof SpawnError || error instanceof AgentSpawnError)
         throw new UsageError(error.message);
@@ -129,14 +134,65 @@ export async function runCommand(agentName: string, args: string[], options: Run
       const { converse } = await import('./run-structured.js');
       return await converse(session, config?.defaults.output_threshold ?? 1500);
     }
-    if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote, options));
-    return await relay(host, session, store, options);
+    if (options.detach === true) return await runDetached(session, options, detachKey);
+    if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote, options, detachKey));
+    return await relay(host, session, store, options, detachKey);
   } finally {
     await hosting?.stop();
     channelStore?.close();
-    await hooks?.close();
     store.close();
   }
+}
+
+/** The remote channels asked for (checked: known ones only), and the web options checked together. */
+function remoteChannels(options: RunOptions): string[] {
+  const remote = (options.approveFrom ?? []).filter((channel) => !LOCAL_CHANNELS.includes(channel));
+  if (options.webInput && options.webView === false)
+    throw new UsageError('--web-input needs the web view: drop --no-web-view, or --web-input');
+  for (const channel of remote) {
+    if (!KNOWN_CHANNELS.includes(channel))
+      throw new UsageError(
+        `--approve-from ${channel}: unknown channel; choose from ${KNOWN_CHANNELS.join(', ')}`,
+      );
+  }
+  return remote;
+}
+
+/** A terminal session runs in a session host of its own: what the web may do with it, and whether it outlives us. */
+function hostedAs(options: RunOptions): HostedOptions {
+  return {
+    client: 'terminal',
+    webInput: options.webInput ?? false,
+    webView: options.webView !== false,
+    endWithController: options.detach === false,
+  };
+}
+
+/**
+ * `run --detach`: the agent starts with no terminal; this process answers its start-up questions (folder
+ * trust) until it is ready, then lets it go and says how to reach it.
+ */
+async function runDetached(
+  session: AgentSession,
+  options: RunOptions,
+  detachKey: number | null,
+): Promise<number> {
+  await session.whenReady();
+  if (!session.driver.running) {
+    const exit = await session.exited;
+    await session.finish(exit, session.endStatus(exit));
+    process.stderr.write(`agent-bridge: the agent ended as it started (${exitCodeOf(exit)})\n`);
+    return exitCodeOf(exit);
+  }
+  session.detach('run --detach');
+  if (!options.quiet) {
+    const id = session.id.slice(0, 8);
+    process.stderr.write(
+      `agent-bridge: session ${id} runs detached: agent-bridge attach ${id}${detachKey === null ? '' : ` (${describeDetachKey(detachKey)} detaches)`}; its prompts: agent-bridge approvals\n`,
+    );
+  }
+  process.stdout.write(`${session.id}\n`);
+  return 0;
 }
 
 /** What was started and how to reach it from elsewhere, said once before the agent's screen takes over. */
@@ -146,20 +202,28 @@ function startBanner(
   cwd: string,
   remote: string[],
   options: RunOptions,
+  detachKey: number | null,
 ): string {
   const home = process.env.HOME;
   const tidy = (file: string) =>
     home && file.startsWith(home + path.sep) ? '~' + file.slice(home.length) : file;
-  const recording = session.recorder ? ` · recording ${tidy(session.recorder.file)}` : ' · not recorded';
+  const recording = session.recording ? ` · recording ${tidy(session.recording)}` : ' · not recorded';
   const web = options.webView === false ? null : options.webInput ? 'watch and type' : 'watch';
   const elsewhere = [
     'agent-bridge approvals --watch (another terminal)',
     web ? `agent-bridge serve (browser: ${web})` : 'agent-bridge serve (browser: prompts only)',
     ...(remote.length > 0 ? [`${remote.join(', ')} (chat)`] : ['--approve-from telegram|discord (chat)']),
   ];
+  const id = session.id.slice(0, 8);
+  const key = detachKey === null ? 'no detach key' : `${describeDetachKey(detachKey)} detaches`;
+  const goesOn =
+    options.detach === false
+      ? 'it ends with this terminal (--no-detach)'
+      : `${key}; if this terminal closes it goes on: agent-bridge attach ${id}`;
   return (
-    `agent-bridge: ${spec.id} in ${tidy(cwd)} · session ${session.id.slice(0, 8)}${recording}\n` +
-    `agent-bridge: answer its prompts here or from ${elsewhere.join(', ')}; --quiet hides this\n`
+    `agent-bridge: ${spec.id} in ${tidy(cwd)} · session ${id}${recording}\n` +
+    `agent-bridge: answer its prompts here or from ${elsewhere.join(', ')}; --quiet hides this\n` +
+    `agent-bridge: ${goesOn}\n`
   );
 }
 
@@ -240,10 +304,6 @@ async function hostRemoteChannels(
   };
 }
 
-function startHookReceiver(store: Store): Promise<HookReceiver> {
-  return HookReceiver.start((attempt) => store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }));
-}
-
 function lookupAgent(name: string): AgentSpec {
   try {
     return getAgent(name);
@@ -283,109 +343,42 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions, driver:
   }
 }
 
-/** Pumps bytes both ways until the agent exits, then restores the terminal on every path. */
+/**
+ * This terminal attached to the session until the agent exits (its exit code becomes ours), a SIGTERM stops
+ * it (128 + 15), or the terminal lets it go: the detach key, the terminal closing, an internal error; then the
+ * session goes on in its host and this process says how to attach again.
+ */
 async function relay(
   host: HostTerminal,
   agent: AgentSession,
   store: Store,
   options: RunOptions,
+  detachKey: number | null,
 ): Promise<number> {
-  const out = host.output;
-  const session = agent.terminal!;
-  let stoppedBySignal: NodeJS.Signals | null = null;
-  const stopAs = (signal: NodeJS.Signals) => {
-    stoppedBySignal = signal;
-    void session.stop();
-  };
-  const share =
-    options.webView === false ? null : await startShare(agent, store, options, () => stopAs('SIGTERM'));
-  session.on((event) => {
-    if (event.type !== 'output') return;
-    // Backpressure: a slow terminal pauses the agent instead of growing memory.
-    if (!out.write(event.data)) {
-      session.pty.pause();
-      out.once('drain', () => session.pty.resume());
-    }
-  });
+  const terminal = agent.terminal!;
   const firstPrompt = firstPromptOf(agent, store);
-  const onInput = (chunk: Buffer) => {
-    session.userInput(chunk);
-    firstPrompt.typed(chunk);
-  };
-  host.input.on('data', onInput);
-  host.enterRawMode();
-  host.input.resume();
-  const stopResize = host.onResize(({ cols, rows }) => {
-    agent.resize(cols, rows);
-    share?.resized(cols, rows);
+  const end: AttachmentEnd = await attachTerminal(host, terminal, {
+    detachKey,
+    stopOnHangup: options.detach === false,
+    typed: (keys) => firstPrompt.typed(keys),
+    stop: () => void agent.stop(),
   });
-  // Leave the user's prompt on a fresh line even when the agent died mid-line.
-  const restore = () => {
-    const { cursor } = session.screen.snapshot();
-    host.restore(session.screen.resetSequence() + (cursor.x > 0 ? '\r\n' : ''));
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    // Without a tty, Ctrl-C reaches us as SIGINT: pass it to the agent, as the terminal would.
-    if (signal === 'SIGINT' && !host.interactive) return session.interrupt();
-    stopAs(signal);
-  };
-  const onCrash = (error: unknown) => {
-    restore();
-    session.pty.interrupt('SIGKILL');
-    process.stderr.write(
-      `agent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\n`,
+  if (end.how === 'detached') {
+    agent.detach(
+      end.why === 'key' ? 'detach key' : end.why === 'hangup' ? 'its terminal closed' : 'internal error',
     );
-    process.exit(1);
-  };
-  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
-  for (const signal of signals) process.on(signal, onSignal);
-  process.on('uncaughtException', onCrash);
-  process.on('unhandledRejection', onCrash);
-  try {
-    const exit = await session.exited;
-    await session.screen.catchUp();
-    await agent.finish(exit, stoppedBySignal ? 'terminated' : exit.signal ? 'crashed' : 'completed');
-    await drain(out);
-    return stoppedBySignal ? 128 + (osConstants.signals[stoppedBySignal] ?? 1) : exitCodeOf(exit);
-  } finally {
-    await share?.close();
-    stopResize();
-    host.input.off('data', onInput);
-    for (const signal of signals) process.off(signal, onSignal);
-    process.off('uncaughtException', onCrash);
-    process.off('unhandledRejection', onCrash);
-    restore();
+    if (end.why !== 'hangup') process.stderr.write(detachedLine(agent.id, detachKey));
+    return end.why === 'crash' ? 1 : 0;
   }
-}
-
-/**
- * The session's screen, shared with the web UI on a unix socket (watch; type with --web-input). Without it the
- * session still runs: the reason is said once, and the web UI answers its prompts only.
- */
-async function startShare(
-  agent: AgentSession,
-  store: Store,
-  options: RunOptions,
-  onStop: () => void,
-): Promise<TerminalShare | null> {
-  try {
-    return await shareTerminal({ session: agent, store, webInput: options.webInput ?? false, onStop });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`\r\nagent-bridge: the web UI cannot show this session: ${reason}\r\n`);
-    return null;
-  }
+  const exit = end.how === 'exited' ? end.exit : await agent.exited;
+  const stopped = end.how === 'stopped' ? end.signal : agent.host?.report?.stopped?.signal;
+  // No exit code: a signal ended the agent, or its host died with it.
+  await agent.finish(exit, stopped ? 'terminated' : exit.exitCode === null ? 'crashed' : 'completed');
+  return stopped ? 128 + (osConstants.signals[stopped as NodeJS.Signals] ?? 1) : exitCodeOf(exit);
 }
 
 export function exitCodeOf(exit: ExitInfo): number {
   if (exit.exitCode !== null) return exit.exitCode;
   const number = exit.signal ? osConstants.signals[exit.signal as NodeJS.Signals] : undefined;
   return 128 + (number ?? 1);
-}
-
-function drain(out: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (!out.writableNeedDrain) resolve();
-    else out.once('drain', () => resolve());
-  });
 }

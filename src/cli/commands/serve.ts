@@ -11,11 +11,12 @@ import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { signalGroup } from '../../drivers/terminal/process-tree.js';
-import { Daemon, type DaemonChannel } from '../../sessions/daemon/daemon.js';
+import { Daemon, type DaemonChannel, type DaemonOptions } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
 import { openStore, type Store } from '../../store/store.js';
 import { daemonSettings as configuredSettings } from '../daemon-settings.js';
 import { LiveSessions } from '../../sessions/live-sessions.js';
+import { SessionHostWatch } from '../../sessions/host/host-watch.js';
 import { startWeb } from '../web-hosting.js';
 import { openDaemonLog } from '../daemon-log.js';
 import { serveBanner } from '../serve-banner.js';
@@ -45,7 +46,8 @@ export interface ServeOptions {
 /**
  * `agent-bridge serve`: the daemon. Repositories and channels from agent-bridge.yaml; with no config, this
  * folder and this terminal (the embedded default). SIGHUP reloads repositories and allowlists; SIGINT/SIGTERM
- * stop the sessions (their prompts stay pending in the store) and close the channels.
+ * let the sessions in session hosts go on (the next serve takes them back), stop the others (their prompts stay
+ * pending in the store) and close the channels.
  */
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const file = findConfigFile(options.config, dataDir());
@@ -64,7 +66,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const relayStore = openStore();
   const live = new LiveSessions();
   const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file), cluster);
-  const daemon = new Daemon({
+  const { daemon, hostWatch } = buildDaemon({
     store,
     relayStore,
     live,
@@ -87,12 +89,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await Promise.all([
       web?.close(),
       (async () => {
+        hostWatch.stop();
         await daemon.stop();
-        // Stopped by agent-bridge: 'terminated', with their prompts left pending in the store.
-        const reason = 'agent-bridge serve stopped';
-        await Promise.all(
-          live.all().map((s) => s.stop({ keepPrompts: true, reason }).catch(() => undefined)),
-        );
+        await releaseLive(live);
       })(),
     ]);
     // After the sessions: a node says how they ended before it leaves the cluster.
@@ -143,6 +142,38 @@ function closeAllThen(closeAll: () => Promise<void>) {
   };
 }
 
+/**
+ * The daemon, and serve as a client of every session host here: it takes back what ran when serve stopped
+ * (or died) before the daemon starts anything.
+ */
+function buildDaemon(options: DaemonOptions): { daemon: Daemon; hostWatch: SessionHostWatch } {
+  let daemon: Daemon | null = null;
+  const hostWatch = new SessionHostWatch({
+    store: options.store,
+    clock: options.clock,
+    live: options.live!,
+    claim: (session, record) => daemon?.claim(session, record) ?? false,
+    log: options.log,
+  });
+  daemon = new Daemon({ ...options, takeOver: () => hostWatch.start() });
+  return { daemon, hostWatch };
+}
+
+/**
+ * Sessions in session hosts go on (the next serve takes them over); the others are stopped by agent-bridge:
+ * 'terminated', with their prompts left pending in the store.
+ */
+async function releaseLive(live: LiveSessions): Promise<void> {
+  const reason = 'agent-bridge serve stopped';
+  await Promise.all(
+    live
+      .all()
+      .map((s) =>
+        s.detach(reason) ? undefined : s.stop({ keepPrompts: true, reason }).catch(() => undefined),
+      ),
+  );
+}
+
 function nothingToServe(file: string | null): CliFailure {
   return new CliFailure(
     `nothing to serve: no channels configured${file ? ` in ${file}` : ''} and no terminal (run agent-bridge setup slack, setup discord or setup telegram, or serve --terminal)`,
@@ -165,11 +196,14 @@ async function resolveAgent(
   };
 }
 
-/** A second SIGINT or SIGTERM while stopping: stop at once, the sessions' process groups killed. */
+/**
+ * A second SIGINT or SIGTERM while stopping: stop at once, the process groups of the sessions that run inside
+ * serve killed (those in session hosts go on).
+ */
 function stopAtOnce(live: LiveSessions, log: (line: string) => void) {
   return (signal: NodeJS.Signals) => {
     log(`${signal} again: stopping at once`);
-    for (const session of live.all()) signalGroup(session.driver.pid, 'SIGKILL');
+    for (const session of live.all()) if (!session.host) signalGroup(session.driver.pid, 'SIGKILL');
     process.exit(1);
   };
 }

@@ -81,10 +81,18 @@ export class HookReceiver {
     server.post<{ Params: { event: string } }>('/hooks/:event', async (request, reply) => {
       const handler = authenticated.get(request);
       if (!handler) return reply.code(401).send({ error: 'unauthorized' });
-      const parsed = parseHookPayload(request.body ?? {});
-      if ('error' in parsed) return reply.code(400).send({ error: `not a hook payload: ${parsed.error}` });
-      const answer = await dispatch(handler, request.params.event, parsed.payload, reply.raw);
-      return answer === null ? reply.code(204).send() : reply.code(200).send(answer);
+      // The response closing before we answered means the hook client went away (Claude moved on).
+      const abort = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const answer = await answerHookPost(handler, request.params.event, request.body ?? {}, abort.signal);
+        return reply.code(answer.status).send(answer.body ?? undefined);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
     });
     const address = await server.listen({ host: '127.0.0.1', port: 0 });
     receiver = new HookReceiver(server, address);
@@ -124,11 +132,28 @@ function report(onUnauthorized: (attempt: UnauthorizedHook) => void, attempt: Un
   }
 }
 
+/**
+ * A hook post from a session's agent, authenticated already (by this receiver's token, or by the session host
+ * that relayed it): acted on, and answered with the status and JSON body the hook client prints. `aborted`
+ * fires when the hook client went away (Claude moved on: answered in its own dialog).
+ */
+export async function answerHookPost(
+  handler: HookSessionHandler,
+  event: string,
+  body: unknown,
+  aborted: AbortSignal,
+): Promise<{ status: number; body: object | null }> {
+  const parsed = parseHookPayload(body);
+  if ('error' in parsed) return { status: 400, body: { error: `not a hook payload: ${parsed.error}` } };
+  const answer = await dispatch(handler, event, parsed.payload, aborted);
+  return answer === null ? { status: 204, body: null } : { status: 200, body: answer };
+}
+
 async function dispatch(
   handler: HookSessionHandler,
   event: string,
   payload: ClaudeHookPayload,
-  response: NodeJS.EventEmitter & { writableFinished: boolean },
+  aborted: AbortSignal,
 ): Promise<object | null> {
   if (event === 'SessionStart' && payload.session_id) handler.onAgentSessionId(payload.session_id);
   if (event === 'Stop' && handler.onContextTokens && payload.transcript_path) {
@@ -143,15 +168,5 @@ async function dispatch(
   if (event !== 'PermissionRequest') return null;
   const prompt = permissionPromptFromHook(payload);
   if (!prompt) return null;
-  const abort = new AbortController();
-  // The response closing before we answered means the hook client went away (Claude moved on).
-  const onClose = () => {
-    if (!response.writableFinished) abort.abort();
-  };
-  response.once('close', onClose);
-  try {
-    return await handler.onPermissionRequest(prompt, payload, abort.signal);
-  } finally {
-    response.off('close', onClose);
-  }
+  return handler.onPermissionRequest(prompt, payload, aborted);
 }

@@ -15,7 +15,8 @@ export class OutputExtractor {
   private readonly typed: string[] = [];
   private readonly redactor = new StreamRedactor();
 
-  constructor(private readonly screen: ScreenModel) {}
+  /** `screen`: where finished lines are read (null: they come numbered from a session host, see clean()). */
+  constructor(private readonly screen: ScreenModel | null) {}
 
   /** Remembers input typed into the program, so its echo is not reported as output. */
   typedLine(text: string): void {
@@ -25,7 +26,12 @@ export class OutputExtractor {
 
   /** The finished lines since the last call, joined; '' when there are none. */
   take(): string {
-    const lines = this.screen.takeFinishedLines().filter((line) => !this.isEcho(line));
+    return this.screen ? this.clean(this.screen.takeFinishedLines()) : '';
+  }
+
+  /** Finished lines read elsewhere (a session host), as take() gives them: echo left out, secrets redacted. */
+  clean(finished: string[]): string {
+    const lines = finished.filter((line) => !this.isEcho(line));
     while (lines.length > 0 && !lines[0]!.trim()) lines.shift();
     while (lines.length > 0 && !lines.at(-1)!.trim()) lines.pop();
     return lines.length > 0 ? this.redactor.redact(lines.join('\n')) : '';

@@ -7,27 +7,26 @@ import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
 import { keysEndingTheTurn, replyKeys } from './reply-keys.js';
-import { InputGate } from './input-gate.js';
 import { encodeTextInput } from './input.js';
-import { PtyProcess, type PtySpawnOptions } from './pty-process.js';
+import type { PtySpawnOptions } from './pty-process.js';
 import { ScreenModel, type ScreenSnapshot } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
+import { LocalPty, type CellSize, type TerminalPort } from './terminal-port.js';
 
 /**
  * Gap between a text body and its Enter, and between the keys of an answer, unless the agent's vocabulary says
  * otherwise: Claude Code acts on an Enter that arrives in the same write too early.
  */
 export const SUBMIT_GAP_MS = 30;
-/** The longest wait for a program to redraw after one key of an answer before the next key is typed. */
-export const KEY_ECHO_MAX_MS = 400;
-/** After a key, quiet this long means the redraw is over (a dialog closing, the input box coming back)... */
-export const KEY_QUIET_MS = 100;
-/** ...and this is the longest wait for it (a spinner never stops). */
-export const KEY_SETTLE_MAX_MS = 800;
 /** The longest wait for the input box after a choice that ends the turn, before the words that follow it. */
 const INPUT_BOX_MAX_MS = 3_000;
-/** The longest wait for a multi-line paste's echo before its Enter. */
-const PASTE_SETTLE_MAX_MS = 1_000;
+/**
+ * How often an answer is tried again when the program wrote something between the look at its screen and the
+ * keys (a spinner, a clock): each try reads the screen afresh.
+ */
+const ANSWER_ATTEMPTS = 20;
+/** The wait for the screen to settle again between two tries. */
+const RETRY_SETTLE_MS = 250;
 
 /** The prompt left the screen before its answer could be typed: nothing was typed. */
 export class PromptNotShown extends Error {
@@ -39,7 +38,9 @@ export class PromptNotShown extends Error {
   }
 }
 
-export interface TerminalSessionOptions extends PtySpawnOptions {
+/** What the terminal driver reads a screen with, wherever its PTY is. */
+export interface TerminalReadingOptions {
+  clock?: Clock;
   /** Start-up questions answered automatically (folder trust); empty to answer none. */
   startupPrompts?: StartupPromptRule[];
   autoAcceptStartup?: boolean;
@@ -49,14 +50,16 @@ export interface TerminalSessionOptions extends PtySpawnOptions {
   stallMs?: number;
 }
 
+export interface TerminalSessionOptions extends PtySpawnOptions, TerminalReadingOptions {}
+
 /**
- * The terminal driver for one agent: its PTY, the screen a person would see, and an input gate. Emits the
- * shared event stream (output, status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
+ * The terminal driver for one agent: its terminal (a PTY here, or in a session host: a TerminalPort), the
+ * screen a person would see, read here, and the prompt detector. Emits the shared event stream (output,
+ * status, exit). Agent quirks arrive as data (start-up rules), never as ifs.
  */
 export class TerminalSession implements AgentDriver {
   readonly kind = 'terminal' as const;
   readonly screen: ScreenModel;
-  readonly gate: InputGate;
   private readonly listeners: AgentEventListener[] = [];
   private readonly clock: Clock;
   private readonly detector: PromptDetector | null;
@@ -67,23 +70,24 @@ export class TerminalSession implements AgentDriver {
   private readonly keyGapMs: number;
   private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
-  private lastOutputAt = 0;
+  private readonly typedElsewhere_: Array<(data: string) => void> = [];
 
-  private constructor(
-    readonly pty: PtyProcess,
-    options: TerminalSessionOptions,
+  /** `screen`: a screen already holding what the terminal shows (a session host's, redrawn); default a fresh one. */
+  constructor(
+    readonly pty: TerminalPort,
+    options: TerminalReadingOptions,
+    screen?: ScreenModel,
   ) {
     this.clock = options.clock ?? systemClock;
     const { cols, rows } = pty.size;
-    this.screen = new ScreenModel({ cols, rows, clock: this.clock });
-    this.gate = new InputGate((data) => this.pty.write(data));
+    this.screen = screen ?? new ScreenModel({ cols, rows, clock: this.clock });
     const responder =
       options.autoAcceptStartup && options.startupPrompts?.length
         ? new StartupResponder(
             options.startupPrompts,
             this.clock,
             () => this.screen.snapshot().text,
-            (keys) => this.gate.exclusive(() => this.pty.write(keys)),
+            (keys) => this.pty.inject({ parts: [keys], gapMs: 0 }).then(() => undefined),
             (rule) =>
               this.emit({
                 type: 'activity',
@@ -98,7 +102,6 @@ export class TerminalSession implements AgentDriver {
     this.vocabulary = options.vocabulary;
     this.detector = options.vocabulary ? this.createDetector(options) : null;
     pty.onData((chunk) => {
-      this.lastOutputAt = this.clock.now();
       this.emit({ type: 'output', data: chunk });
       this.screen.feed(chunk);
       this.detector?.onOutput();
@@ -111,12 +114,21 @@ export class TerminalSession implements AgentDriver {
         this.detector.onSettled({ lines, cursor, title, alternateScreen });
       }
     });
+    pty.onResize(({ cols: c, rows: r }) => this.screen.resize(c, r));
     pty.onExit((exit) => this.emit({ type: 'exit', exit }));
   }
 
+  /** The agent in a PTY of this process. */
   static async start(options: TerminalSessionOptions): Promise<TerminalSession> {
-    const pty = await PtyProcess.spawn(options);
-    return new TerminalSession(pty, options);
+    const clock = options.clock ?? systemClock;
+    const port = await LocalPty.spawn({ ...options, clock });
+    const session = new TerminalSession(port, options);
+    port.settleWith((timeoutMs) => session.screen.nextSettle(timeoutMs));
+    return session;
+  }
+
+  get size(): CellSize {
+    return this.pty.size;
   }
 
   get pid(): number {
@@ -144,8 +156,24 @@ export class TerminalSession implements AgentDriver {
    * it here, at the terminal: it is closed everywhere else.
    */
   userInput(data: string | Buffer): void {
+    this.detector?.typed();
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
-    this.gate.user(data);
+    this.pty.userInput(data);
+  }
+
+  /**
+   * Keys a person typed at another client of the terminal's session host (another terminal attached, a
+   * browser): Enter there answers a shown prompt as it would here.
+   */
+  typedElsewhere(data: string): void {
+    this.detector?.typed();
+    if (data.includes('\r')) this.detector?.answeredAtTerminal();
+    for (const listener of this.typedElsewhere_) listener(data);
+  }
+
+  /** Hears keys typed at other clients of the session host. */
+  onTypedElsewhere(listener: (data: string) => void): void {
+    this.typedElsewhere_.push(listener);
   }
 
   /**
@@ -160,74 +188,102 @@ export class TerminalSession implements AgentDriver {
       submit,
       lineByLine: true,
     });
-    await this.gate.exclusive(async () => {
-      if (body) await this.pty.write(body);
-      if (enter) {
-        // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
-        // drops an Enter that comes meanwhile: wait until the echo has settled.
-        if (text.includes('\n')) await this.screen.nextSettle(PASTE_SETTLE_MAX_MS);
-        await this.clock.sleep(this.keyGapMs);
-        await this.pty.write(enter);
-      }
+    const parts = [body, enter].filter((part) => part !== '');
+    if (parts.length === 0) return;
+    // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
+    // drops an Enter that comes meanwhile: the Enter waits until the echo has settled.
+    await this.pty.inject({
+      parts,
+      gapMs: this.keyGapMs,
+      settleBeforeLast: Boolean(body && enter && text.includes('\n')),
     });
   }
 
   /**
    * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
    * ignore the echo. Only while the screen still shows that prompt: one that went away (answered at the
-   * terminal, the program moved on) is never typed into. Returns the keys typed (empty for `cancel`).
+   * terminal, the program moved on) is never typed into. The screen is read here and the keys go out only if
+   * the program wrote nothing since (the PTY may be in another process: a session host). `once` (the prompt's
+   * id) types it at most once, even when asked again after a crash. Returns the keys typed (empty for `cancel`).
    */
-  async answer(prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>, action: ReplyAction): Promise<string> {
-    return this.gate.exclusive(async () => {
+  async answer(
+    prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>,
+    action: ReplyAction,
+    _decidedBy?: string,
+    once?: string,
+  ): Promise<string> {
+    const already = once !== undefined && (await this.pty.injected(once));
+    for (let attempt = 1; ; attempt++) {
       await this.screen.catchUp();
+      // Read at once, with nothing in between: the screen shows exactly `outputAt` bytes.
+      const outputAt = this.pty.outputBytes;
       const screen = this.screen.snapshot();
       // The dialog as it stands now: its highlight may have moved since it was raised (arrows start there).
       const shown = this.detector ? this.detector.showing(prompt.key, screen) : null;
-      if (this.detector && !shown) throw new PromptNotShown();
       const current = { kind: 'unknown' as const, choices: [], ...shown, safeDefault: prompt.safeDefault };
       const keys = replyKeys(action, current, this.menuKeys, screen.bracketedPaste);
+      // Typed already by a controller before this one (it crashed mid-way): never again.
+      if (already) return keys?.join('') ?? '';
+      if (this.detector && !shown) throw new PromptNotShown();
       if (keys === null) throw new Error('this prompt has no safe default to apply');
       // Words that go in as the next message wait for the input box the choice brings back.
       const turnEnds = keysEndingTheTurn(action, current, this.menuKeys);
       const mark = this.detector?.outputMark();
       this.detector?.answering();
+      let typed = false;
       try {
-        await this.writeKeys(keys.slice(0, turnEnds || keys.length));
-        if (turnEnds) {
+        const result = await this.pty.inject({
+          parts: keys.slice(0, turnEnds || keys.length),
+          gapMs: this.keyGapMs,
+          awaitRedraw: true,
+          ifOutputAt: outputAt,
+          ...(once !== undefined ? { once } : {}),
+        });
+        typed = result.typed;
+        if (typed && turnEnds) {
           await this.untilInputBox(INPUT_BOX_MAX_MS);
           await this.clock.sleep(this.keyGapMs);
-          await this.writeKeys(keys.slice(turnEnds));
+          await this.typeKeys(keys.slice(turnEnds));
         }
       } finally {
-        this.detector?.answered(prompt.key, mark);
+        if (typed) this.detector?.answered(prompt.key, mark);
+        else this.detector?.notAnswering();
       }
-      return keys.join('');
-    });
+      if (typed) return keys.join('');
+      if (attempt >= ANSWER_ATTEMPTS)
+        throw new Error('the screen kept changing while the answer waited to be typed; nothing was typed');
+      await this.screen.nextSettle(RETRY_SETTLE_MS);
+    }
   }
 
-  /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
-  sendKeys(keys: string): Promise<void> {
-    return this.gate.exclusive(() => this.pty.write(keys));
-  }
-
-  /** Keys typed one write each, as an answer is typed, with the user's own keys held back meanwhile. */
-  typeKeys(keys: readonly string[]): Promise<void> {
-    return this.gate.exclusive(() => this.writeKeys(keys));
+  /** Whether the screen, caught up, still shows the prompt known by `key`. */
+  async shows(key: string): Promise<boolean> {
+    await this.screen.catchUp();
+    return this.detector?.stillShows(key, this.screen.snapshot()) ?? false;
   }
 
   /**
-   * One write per key, each once the program has redrawn for the one before (bounded) and at least the key gap
-   * later: a TUI that reads several keys at once mishandles them (Claude Code acts on an Enter read with an
-   * arrow before the arrow; Gemini CLI drops words typed while its dialog closes), and a busy machine delays
-   * the reading, not the writing.
+   * A prompt another agent-bridge process raised on this very screen: the detector takes it as the current
+   * one (it is not raised again, and is said gone when it leaves the screen); `answered`: its answer was typed
+   * already (still drawn with nothing written since, it is that prompt, not the next ask).
    */
-  private async writeKeys(keys: readonly string[], awaitRedraw = true): Promise<void> {
-    let echo: Promise<void> = Promise.resolve();
-    for (const [i, key] of keys.entries()) {
-      if (i > 0) await (awaitRedraw ? this.redrawn(echo) : this.clock.sleep(this.keyGapMs));
-      echo = this.screen.nextSettle(KEY_ECHO_MAX_MS);
-      await this.pty.write(key);
-    }
+  takeOver(prompt: DetectedPrompt, answered = false): void {
+    this.detector?.adopt(prompt);
+    if (answered) this.detector?.answered(prompt.key);
+  }
+
+  /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
+  async sendKeys(keys: string): Promise<void> {
+    await this.pty.inject({ parts: [keys], gapMs: 0 });
+  }
+
+  /**
+   * Keys typed one write each, as an answer is typed, with the user's own keys held back meanwhile: each once
+   * the program has redrawn for the one before (a TUI that reads several keys at once mishandles them).
+   */
+  async typeKeys(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs, awaitRedraw: true });
   }
 
   /** The agent is back at its input box (its vocabulary says how that looks), or `maxMs` passed. */
@@ -243,20 +299,9 @@ export class TerminalSession implements AgentDriver {
     }
   }
 
-  /** The key gap has passed, the key's echo came (or did not, in time), and the output has gone quiet. */
-  private async redrawn(echo: Promise<void>): Promise<void> {
-    await Promise.all([this.clock.sleep(this.keyGapMs), echo]);
-    const deadline = this.clock.now() + KEY_SETTLE_MAX_MS;
-    for (;;) {
-      const quiet = this.clock.now() - this.lastOutputAt;
-      if (quiet >= KEY_QUIET_MS || this.clock.now() >= deadline) return;
-      await this.clock.sleep(Math.min(KEY_QUIET_MS - quiet, deadline - this.clock.now()));
-    }
-  }
-
+  /** The size this terminal should have (its person's terminal, the driving viewer's); the screen follows. */
   resize(cols: number, rows: number): void {
     this.pty.resize(cols, rows);
-    this.screen.resize(cols, rows);
   }
 
   /**
@@ -270,7 +315,7 @@ export class TerminalSession implements AgentDriver {
     if (shown?.dialog?.keys.escape === 'exits') return;
     // Only the key gap between them: Copilot CLI takes Esc twice as one only within a short time.
     const keys = this.interruptKeys;
-    void this.gate.exclusive(() => this.writeKeys(keys, false)).catch(() => undefined);
+    void this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs }).catch(() => undefined);
   }
 
   async snapshot(): Promise<ScreenSnapshot> {
@@ -286,7 +331,7 @@ export class TerminalSession implements AgentDriver {
     return exit;
   }
 
-  private createDetector(options: TerminalSessionOptions): PromptDetector {
+  private createDetector(options: TerminalReadingOptions): PromptDetector {
     const ttyPath = this.pty.ttyPath;
     const detectorOptions = {
       vocabulary: options.vocabulary!,

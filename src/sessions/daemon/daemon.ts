@@ -8,6 +8,7 @@ import { routeMessage } from '../../core/router.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { uploadsDir } from '../../store/paths.js';
 import type { SessionRecord } from '../../store/session-store.js';
+import type { AgentSession } from '../agent-session.js';
 import type { Store } from '../../store/store.js';
 import { ChannelRelay } from '../channel-relay.js';
 import { reapDeadSessions } from '../session-liveness.js';
@@ -61,6 +62,11 @@ export interface DaemonOptions {
     from: { channel: string; user: string },
     say: (text: string) => Promise<void>,
   ) => Promise<boolean>;
+  /**
+   * Takes over the sessions still running in session hosts (they come back to their repositories and threads
+   * through claim()), before anything is started: a repository whose session still runs is not started twice.
+   */
+  takeOver?: () => Promise<void>;
 }
 
 const SELECTED = 'daemon:selected';
@@ -113,10 +119,13 @@ export class Daemon {
         throw new Error(`${entry.channel.name} could not start: ${(error as Error).message}`);
       }
     }
-    // Sessions that were running when a previous agent-bridge died come back (resuming their conversations).
+    // Sessions whose agent-bridge died while their session host kept them running are taken over as they are;
+    // those that died with it come back, resuming their conversations.
     const crashed = new Set(reapDeadSessions(this.options.store, this.options.isAlive).map((s) => s.label));
+    await this.options.takeOver?.();
     for (const line of await this.threads.recover(this.settings.repos, crashed)) this.options.log(line);
     for (const repo of this.settings.repos.filter((r) => r.startup || crashed.has(r.name))) {
+      if (this.repos.get(repo.name)?.state !== 'stopped') continue; // taken over, still running
       await this.repos
         .get(repo.name)
         ?.start()
@@ -140,14 +149,16 @@ export class Daemon {
     this.refreshPanels();
   }
 
-  /** Graceful shutdown: sessions stopped, their prompts left pending in the store, channels closed. */
+  /**
+   * Graceful shutdown: sessions in session hosts are let go (they go on, and the next serve takes them over);
+   * the others stop; their prompts stay pending in the store; channels close.
+   */
   async stop(): Promise<void> {
     for (const panel of this.panels) panel.stop();
+    const reason = 'agent-bridge serve stopped';
     await Promise.all([
-      ...[...this.repos.values()].map((repo) =>
-        repo.stop('agent-bridge is shutting down', true).catch(() => undefined),
-      ),
-      this.threads.stopAll('agent-bridge is shutting down'),
+      ...[...this.repos.values()].map((repo) => repo.release(reason).catch(() => undefined)),
+      this.threads.releaseAll(reason),
     ]);
     await Promise.all(this.relays.map((relay) => relay.stop().catch(() => undefined)));
   }
@@ -155,6 +166,23 @@ export class Daemon {
   /** Something changed that the control panel shows (a node's session started or stopped). */
   panelsChanged(): void {
     this.refreshPanels();
+  }
+
+  /**
+   * A session taken over from its session host (serve restarted while it ran): a repository's goes back to
+   * its repository, a thread's to its thread. False for any other (a `run` session, one started from the web).
+   */
+  claim(session: AgentSession, record: SessionRecord): boolean {
+    const repo = this.repos.get(record.label);
+    if (repo) return repo.adopt(session);
+    const thread = this.options.store.threads.activeByLabel(record.label);
+    const parent = thread && this.definition(thread.repo);
+    if (!thread || !parent) return false;
+    void this.threads
+      .adopt(thread, parent, session)
+      .then((line) => this.options.log(line))
+      .finally(() => this.refreshPanels());
+    return true;
   }
 
   repoNames(): string[] {

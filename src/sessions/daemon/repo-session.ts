@@ -12,7 +12,7 @@ import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { outputsDir } from '../../store/paths.js';
 import type { Store } from '../../store/store.js';
-import { AgentSession, BACKGROUND_SESSION } from '../agent-session.js';
+import { AgentSession, BACKGROUND_SESSION, SERVE_HOSTED } from '../agent-session.js';
 import type { LiveSessions } from '../live-sessions.js';
 import { sendTextToSession, type TextOutcome } from '../typed-text.js';
 
@@ -71,6 +71,8 @@ export class RepoSession {
   private lastActivity: number;
   private batcher: OutputBatcher | null = null;
   private extractor: OutputExtractor | null = null;
+  /** The last finished line (numbered by the session host) given to the batcher: the chats have it at a flush. */
+  private linesPushed = 0;
 
   constructor(private readonly options: RepoSessionOptions) {
     this.lastActivity = options.clock.now();
@@ -122,6 +124,36 @@ export class RepoSession {
     return true;
   }
 
+  /**
+   * Takes over the repository's session from its session host (serve restarted, or another process let it
+   * go): it goes on as if this process had started it. False when this repository already runs one.
+   */
+  adopt(session: AgentSession): boolean {
+    if (this.session || this.starting) return false;
+    this.attach(session);
+    this.options.live?.add(session);
+    this.options.onStateChange?.();
+    return true;
+  }
+
+  /**
+   * agent-bridge stops, the session does not: a session in a session host is let go (it goes on; the next
+   * serve takes it over), and its prompts stay as they are. One without a host is stopped, its prompts kept.
+   */
+  async release(reason: string): Promise<void> {
+    this.idleTimer?.cancel();
+    this.idleTimer = null;
+    const session = this.session ?? (await this.starting?.catch(() => null)) ?? null;
+    if (session?.host) {
+      this.batcher?.flush();
+      this.session = null;
+      this.starting = null;
+      session.detach(reason);
+      return;
+    }
+    await this.stop(reason, true);
+  }
+
   /** Stops the agent; the next message starts it again. Open prompts stay in the store when `keepPrompts`. */
   async stop(reason: string, keepPrompts = false): Promise<void> {
     this.idleTimer?.cancel();
@@ -169,6 +201,7 @@ export class RepoSession {
       throw new Error(`${repo.agent.displayName} is not installed: ${repo.agent.installHint}`);
     if (launch.notice) this.options.log?.(`${repo.name}: ${launch.notice}`);
     const structured = launch.driver === 'structured';
+    const hooks = Boolean(this.options.hooks && repo.agent.hooks);
     const session = await AgentSession.start({
       spec: repo.agent,
       command: launch.command,
@@ -181,16 +214,18 @@ export class RepoSession {
       approveFrom: repo.channels,
       label: repo.name,
       ...(this.options.log ? { onNotice: (line: string) => this.options.log!(`${repo.name}: ${line}`) } : {}),
-      ...(this.options.hooks && !structured ? { hooks: this.options.hooks } : {}),
       ...(structured
         ? {
+            ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
             structured: {
               ...(previous ? { resume: previous } : {}),
               ...(launchOptions.model ? { model: launchOptions.model } : {}),
               ...(launchOptions.skipPermissions ? { skipPermissions: true } : {}),
             },
           }
-        : {}),
+        : // In a session host: a restart of serve neither stops it nor loses what it prints meanwhile. Agents
+          // without hooks are read off the screen: the host numbers their finished lines for the chats.
+          { hosted: { ...SERVE_HOSTED, lines: !hooks }, ...(hooks ? { hooks: true as const } : {}) }),
     });
     if (launch.notice) this.notice(session, `${repo.name}: ${launch.notice}`);
     this.attach(session);
@@ -201,23 +236,30 @@ export class RepoSession {
   }
 
   private attach(session: AgentSession): void {
-    const { clock, outputThreshold } = this.options;
+    const { clock, outputThreshold, store } = this.options;
     this.session = session;
+    this.linesPushed = store.sessions.get(session.id)?.linesRead ?? 0;
     this.batcher = new OutputBatcher({
       clock,
       threshold: outputThreshold,
       onFlush: (text) => {
-        this.options.store.channels.addMessage(session.id, 'message', text);
+        const through = this.linesPushed;
+        // The message and how far the chats have read go in together: a crash between them loses nothing.
+        store.db.transaction(() => {
+          store.channels.addMessage(session.id, 'message', text);
+          if (session.host) store.sessions.setLinesRead(session.id, through);
+        })();
         this.options.onMessage?.();
       },
     });
     // Agents with hooks or a protocol say what they mean (Claude's Stop message, a structured driver's
-    // messages); others are read off the screen.
+    // messages); others are read off the screen: here, or by their session host (numbered lines).
     const terminal = session.terminal;
     this.extractor =
       !terminal || (this.repo.agent.hooks && this.options.hooks)
         ? null
-        : new OutputExtractor(terminal.screen);
+        : new OutputExtractor(session.host ? null : terminal.screen);
+    session.onLines((first, lines) => this.readLines(first, lines));
     session.on((event) => {
       // Output (a terminal) or what a structured agent says and does keeps the session from going idle.
       if (event.type === 'output' || event.type === 'message' || event.type === 'activity') this.touch();
@@ -240,6 +282,18 @@ export class RepoSession {
       this.options.onStateChange?.();
     });
     this.touch();
+  }
+
+  /** Finished lines from the session host; those the chats already had (sent again after a restart) skipped. */
+  private readLines(first: number, lines: string[]): void {
+    const fresh = lines.slice(Math.max(0, this.linesPushed + 1 - first));
+    if (fresh.length === 0 || !this.extractor) return;
+    this.linesPushed = first + lines.length - 1;
+    const text = this.extractor.clean(fresh);
+    if (text) this.batcher?.push(text + '\n');
+    // Nothing for the chats in these lines: read, unless earlier ones still wait in the batch.
+    else if (!this.batcher?.pending)
+      this.options.store.sessions.setLinesRead(this.session!.id, this.linesPushed);
   }
 
   private touch(): void {

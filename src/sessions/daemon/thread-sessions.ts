@@ -7,6 +7,7 @@ import type { ThreadEntry } from '../../config/schema.js';
 import type { Store } from '../../store/store.js';
 import type { ThreadRecord } from '../../store/thread-store.js';
 import { GitWorktrees } from '../worktrees/git-worktrees.js';
+import type { AgentSession } from '../agent-session.js';
 import type { DaemonRepo } from './daemon-types.js';
 import type { RepoDefinition, RepoSession } from './repo-session.js';
 
@@ -193,8 +194,11 @@ export class ThreadSessions {
       lines.push(`thread ${gone.threadId}: its worktree ${gone.worktreePath} was removed`);
     for (const record of store.threads.list().filter((r) => r.state === 'active')) {
       const repo = repos.find((r) => r.name === record.repo);
-      // Its session was running when agent-bridge died: bring it back now, resuming the agent's conversation.
-      if (repo && crashed.has(record.label)) lines.push(await this.restart(record, repo));
+      // Its session was running when agent-bridge died: bring it back now, resuming the agent's conversation
+      // (unless its session host kept it running: then it was taken over already).
+      const running = this.running(record.channel, { chatId: record.chatId, threadId: record.threadId });
+      if (repo && crashed.has(record.label) && running?.state !== 'running')
+        lines.push(await this.restart(record, repo));
     }
     for (const repo of repos) {
       if (!(await GitWorktrees.isRepository(repo.dir).catch(() => false))) continue;
@@ -260,10 +264,27 @@ export class ThreadSessions {
     return views;
   }
 
-  async stopAll(reason: string): Promise<void> {
+  /** agent-bridge stops: thread sessions in session hosts are let go (they go on), the others stop. */
+  async releaseAll(reason: string): Promise<void> {
     this.timer?.cancel();
     this.timer = null;
-    await Promise.all([...this.sessions.values()].map((s) => s.stop(reason, true).catch(() => undefined)));
+    await Promise.all([...this.sessions.values()].map((s) => s.release(reason).catch(() => undefined)));
+  }
+
+  /**
+   * A thread's session taken over from its session host (serve restarted while it ran): back with its thread,
+   * in the same worktree, still running. Returns a line for the log.
+   */
+  async adopt(record: ThreadRecord, repo: DaemonRepo, session: AgentSession): Promise<string> {
+    const target = { chatId: record.chatId, threadId: record.threadId };
+    try {
+      const thread = await this.sessionFor(record.channel, target, repo);
+      if (!thread.adopt(session)) throw new Error('it already runs a session');
+      return `thread ${record.threadId}: its session is taken back, still running${record.worktreePath ? ` (in ${record.worktreePath})` : ''}`;
+    } catch (error) {
+      session.detach('its thread could not take it back');
+      return `thread ${record.threadId}: its session could not be taken back: ${(error as Error).message}`;
+    }
   }
 
   private schedule(): void {

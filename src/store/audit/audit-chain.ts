@@ -30,7 +30,11 @@ export type AuditEventName =
   /** A writer found the log shorter than the chain's head in the database: it was cut or deleted. */
   | 'AUDIT_GAP'
   /** Something from the cluster's bus was refused: malformed, or about a session or prompt not the sender's. */
-  | 'CLUSTER_REFUSED';
+  | 'CLUSTER_REFUSED'
+  /** Another agent-bridge process took a running session over (its session host outlived the last one). */
+  | 'SESSION_TAKEN_OVER'
+  /** The session's controller let it go: it runs on in its session host. */
+  | 'SESSION_DETACHED';
 
 export interface AuditEntry {
   seq: number;

@@ -109,6 +109,20 @@ export class PromptDetector {
     this.cancelTimers();
   }
 
+  /** The answer about to be typed was not typed after all (the screen changed first): read the screen again. */
+  notAnswering(): void {
+    this.typing = false;
+    this.later(0, () => this.lastScreen && this.onSettled(this.lastScreen));
+  }
+
+  /**
+   * A person typed at the terminal: what shows now is their line being edited (a command that ends in
+   * "(y/n)" as it is typed is not a question). The screen is read again once they paused.
+   */
+  typed(): void {
+    this.suppressUntil = Math.max(this.suppressUntil, this.options.clock.now() + ECHO_SUPPRESSION_MS);
+  }
+
   /**
    * A person pressed Enter at the terminal (the agent's own, or a live view of it) while a prompt was shown:
    * they answered it there. It is gone for everyone else, even if the screen still looks the same.
@@ -119,6 +133,15 @@ export class PromptDetector {
     this.lastAnswer = { key: current.key, output: this.output };
     this.current = null;
     this.emit({ type: 'prompt_gone', key: current.key });
+  }
+
+  /**
+   * A prompt raised before this detector existed (by another agent-bridge process, over the same screen) and
+   * still shown: it is the current one, not raised again; it is gone when the screen no longer shows it.
+   */
+  adopt(prompt: DetectedPrompt): void {
+    this.current = prompt;
+    this.lastAnswer = null;
   }
 
   /**

@@ -1,0 +1,94 @@
+import type { AgentSpec } from '../agents/types.js';
+import type { Clock } from '../core/clock.js';
+import type { PromptKind } from '../core/events.js';
+import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
+import type { StructuredLaunch } from '../drivers/structured/structured-driver.js';
+import type { SessionRecord } from '../store/session-store.js';
+import type { Store } from '../store/store.js';
+import type { HostConnection } from './host/host-connection.js';
+import type { ClientKind } from './host/host-wire.js';
+import type { HostView } from './host/remote-port.js';
+import type { PromptObserver } from './prompt-coordinator.js';
+
+/** How an agent session is started (AgentSession.start) or taken over (AgentSession.takeOver). */
+
+export interface AgentSessionOptions {
+  spec: AgentSpec;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cols: number;
+  rows: number;
+  autoTrust: boolean;
+  record: boolean;
+  store: Store;
+  clock: Clock;
+  /**
+   * Claude Code's hooks, wanted: where they report for a session run in this process (its receiver), or
+   * `true` for a hosted session (they post to its session host, which relays them to the controller). Without
+   * it the agent runs with screen detection only.
+   */
+  hooks?: HookReceiver | true;
+  /**
+   * Its terminal in a session host of its own, so the agent outlives this process (terminal driver only); by
+   * default the PTY is this process's.
+   */
+  hosted?: HostedOptions;
+  /**
+   * Run the agent through its own protocol (the spec's structured facet) instead of its screen: the launch
+   * options its protocol carries (resume, model, skipping permissions). `args` are then its protocol-mode ones.
+   */
+  structured?: Pick<StructuredLaunch, 'resume' | 'model' | 'skipPermissions'>;
+  ttlMs?: Partial<Record<PromptKind, number>>;
+  observers?: PromptObserver[];
+  /** Remote channels that may answer prompts and talk to the session (the local ones always can). */
+  approveFrom?: string[];
+  /** A name for people: the repository name; default the folder's name. */
+  label?: string;
+  /** Who started it, for the audit trail (e.g. `web:127.0.0.1`); absent for a session started at its own terminal. */
+  startedBy?: string;
+  /**
+   * Something the person running it should know at once (the store failed: a full disk). `run` prints it in
+   * the terminal, `serve` in its log. It is audited too, when the audit log can still be written.
+   */
+  onNotice?: (line: string) => void;
+}
+
+export interface HostedOptions {
+  /** Who starts it: a person's terminal (`run`), or serve. */
+  client: ClientKind;
+  /** The web may type into it, and see it. */
+  webInput: boolean;
+  webView: boolean;
+  /** `run --no-detach`: the agent ends with this process. */
+  endWithController?: boolean;
+  /** Its finished lines are numbered and kept by the host for the chats (onLines). */
+  lines?: boolean;
+}
+
+/** A session another process started, taken over (its session host outlived that process). */
+export interface TakeOverOptions extends Pick<
+  AgentSessionOptions,
+  'store' | 'clock' | 'ttlMs' | 'observers' | 'onNotice' | 'autoTrust'
+> {
+  spec: AgentSpec;
+  record: SessionRecord;
+  connection: HostConnection;
+  /** The screen the host showed (the welcome's, or the one it gave with control). */
+  view: HostView;
+  /** It has hooks (Claude Code's, relayed by its host). */
+  hooks: boolean;
+}
+
+/** Sessions that run in the background (the daemon, the web UI): nobody's terminal gives them a size. */
+export const BACKGROUND_SESSION = {
+  env: process.env,
+  cols: 120,
+  rows: 40,
+  autoTrust: true,
+  record: true,
+} as const;
+
+/** Serve's own sessions: in session hosts, so a restart of serve loses none; the web may see and type. */
+export const SERVE_HOSTED: HostedOptions = { client: 'serve', webInput: true, webView: true };

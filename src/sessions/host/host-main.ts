@@ -1,0 +1,125 @@
+/**
+ * A session host's process (see session-host.ts), started by spawn-host.ts detached in a session of its own:
+ * it reads what to run as one JSON line on fd 3, starts the agent, listens on its socket, answers `ready` (or
+ * why it could not start) on fd 3, and lives until the agent ends. Kept to what the host needs: this is the
+ * process an idle session costs.
+ */
+import { appendFileSync, existsSync, mkdirSync, rmSync, watch } from 'node:fs';
+import { Socket } from 'node:net';
+import path from 'node:path';
+import { systemClock } from '../../core/clock.js';
+import { SpawnError } from '../../drivers/terminal/pty-process.js';
+import {
+  hostPaths,
+  prepareHostsDir,
+  removeHostFiles,
+  writeExitReport,
+  writeSecret,
+  type HostPaths,
+} from './host-files.js';
+import { serveHost } from './host-server.js';
+import { SessionHost, type HostLaunch } from './session-host.js';
+
+/** What the spawner sends: the launch, and the data folder the host's files go in. */
+export interface HostStart extends HostLaunch {
+  dataDir: string;
+}
+
+/** What the host answers on fd 3. */
+export type HostReady =
+  | { ready: true; hostPid: number; agentPid: number; socket: string }
+  | { ready: false; error: string; spawnError: boolean };
+
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+/** Where a fatal error is written: the data folder's logs, once known. */
+let logsDir: string | null = null;
+
+async function main(): Promise<void> {
+  process.umask(0o077);
+  const start = JSON.parse(await firstLine(channel)) as HostStart;
+  logsDir = path.join(start.dataDir, 'logs');
+  const paths = hostPaths(start.dataDir, start.session.id);
+  prepareHostsDir(start.dataDir);
+  let host: SessionHost;
+  try {
+    host = await SessionHost.start(start, systemClock);
+  } catch (error) {
+    tell({ ready: false, error: (error as Error).message, spawnError: error instanceof SpawnError });
+    process.exit(1);
+  }
+  rmSync(paths.socket, { force: true });
+  const secret = writeSecret(paths.secret);
+  const server = await serveHost(host, {
+    socket: paths.socket,
+    secret,
+    hookToken: start.hookToken,
+    clock: systemClock,
+  });
+  host.onEnd({
+    // Nobody can read it where the socket is gone (the data folder was removed): nothing is written there.
+    told: (report) => existsSync(paths.socket) && writeExitReport(paths.exit, { ...report, at: Date.now() }),
+    finished: (_report, recorded) => {
+      if (recorded) rmSync(paths.exit, { force: true });
+      removeHostFiles(paths);
+      void server.close().finally(() => process.exit(0));
+    },
+  });
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.on(signal, () => host.stop(`${signal} sent to its session host`, signal));
+  stopWhenUnreachable(host, paths);
+  tell({ ready: true, hostPid: process.pid, agentPid: host.pty.pid, socket: paths.socket });
+}
+
+/**
+ * A host whose socket was removed (its data folder deleted) can never be reached again: rather than run on,
+ * unseen and unstoppable, it ends its agent. The kernel says when the folder changes: nothing is polled.
+ */
+function stopWhenUnreachable(host: SessionHost, paths: HostPaths): void {
+  const name = path.basename(paths.socket);
+  const check = () => {
+    if (!existsSync(paths.socket)) host.stop('its socket was removed', 'SIGHUP');
+  };
+  try {
+    const watcher = watch(paths.dir, { persistent: false }, (_event, file) => {
+      if (!file || String(file) === name) check();
+    });
+    watcher.on('error', check);
+  } catch {
+    // Without notifications the host simply runs until its agent ends.
+  }
+}
+
+function tell(message: HostReady): void {
+  channel.end(JSON.stringify(message) + '\n');
+}
+
+function firstLine(socket: Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const end = text.indexOf('\n');
+      if (end >= 0) resolve(text.slice(0, end));
+    });
+    socket.once('error', reject);
+    socket.once('end', () => reject(new Error('the launch never came')));
+  });
+}
+
+/** A host that breaks ends its agent rather than leave it unreachable, and says why in the data folder's logs. */
+function fatal(error: unknown): void {
+  try {
+    if (!logsDir) throw error;
+    mkdirSync(logsDir, { recursive: true, mode: 0o700 });
+    const line = `${new Date().toISOString()} session host ${process.pid}: ${(error as Error)?.stack ?? String(error)}\n`;
+    appendFileSync(path.join(logsDir, 'session-hosts.log'), line, { mode: 0o600 });
+  } catch {
+    // nowhere to say it
+  }
+  process.exit(1);
+}
+
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+void main().catch(fatal);

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../../core/clock.js';
+import type { ProcessRef } from '../../core/process-ref.js';
+import { readProcess } from '../../drivers/terminal/process-tree.js';
+import type { CellSize } from '../../drivers/terminal/terminal-port.js';
+import { TerminalSession, type TerminalReadingOptions } from '../../drivers/terminal/terminal-session.js';
+import type { AsciicastHeader } from '../../store/asciicast-writer.js';
+import { HostConnection, HostUnavailable } from './host-connection.js';
+import type { ClientKind, HostedSession } from './host-wire.js';
+import { RemotePort, type HostView } from './remote-port.js';
+import { spawnHost } from './spawn-host.js';
+
+/** A terminal session whose PTY a session host holds, as its controller (or a plain client) drives it. */
+export interface HostedTerminal {
+  terminal: TerminalSession;
+  port: RemotePort;
+  connection: HostConnection;
+  /** The host's process, as the store keeps it (pid and start time). */
+  hostProcess: ProcessRef;
+}
+
+export interface HostedStart {
+  dataDir: string;
+  session: HostedSession;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cols: number;
+  rows: number;
+  recording: AsciicastHeader | null;
+  lines: boolean;
+  hookToken: string | null;
+  endWithController: boolean;
+  /** Who starts it: a person's terminal (`run`) or serve. */
+  client: ClientKind;
+  reading: TerminalReadingOptions;
+  clock: Clock;
+}
+
+/** Starts the agent in a session host of its own, and connects to it as its controller. */
+export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
+  const spawned = await spawnHost({
+    dataDir: start.dataDir,
+    session: start.session,
+    args: start.args,
+    env: plainEnv(start.env),
+    cols: start.cols,
+    rows: start.rows,
+    recording: start.recording,
+    lines: start.lines,
+    hookToken: start.hookToken,
+    endWithController: start.endWithController,
+    version: packageVersion(),
+  });
+  const connection = await HostConnection.open({
+    dataDir: start.dataDir,
+    socket: spawned.socket,
+    client: start.client,
+    control: 'if-free',
+    drives: true,
+    size: { cols: start.cols, rows: start.rows },
+    clock: start.clock,
+  });
+  if (connection.welcome.control !== 'granted') {
+    connection.close();
+    throw new HostUnavailable('another process took control of the new session first');
+  }
+  return { ...over(connection, viewOf(connection), start.reading), hostProcess: processRef(spawned.hostPid) };
+}
+
+/** The terminal driver over a connection to a host, from the screen the host showed it. */
+export function over(
+  connection: HostConnection,
+  view: HostView,
+  reading: TerminalReadingOptions,
+): { terminal: TerminalSession; port: RemotePort; connection: HostConnection } {
+  const clock = reading.clock;
+  const port = new RemotePort(connection, view);
+  const screen = clock ? RemotePort.screenFor(view, clock) : undefined;
+  const terminal = new TerminalSession(port, reading, screen);
+  port.onTyped((data) => terminal.typedElsewhere(data));
+  return { terminal, port, connection };
+}
+
+/** What the welcome showed a client. */
+export function viewOf(connection: HostConnection): HostView {
+  const { screen, outputAt, cols, rows } = connection.welcome;
+  return { screen, outputAt, cols, rows };
+}
+
+/** Connects to a session's host (as the store names its socket), checked first. */
+export function connectToHost(options: {
+  dataDir: string;
+  socket: string;
+  client: ClientKind;
+  control: 'no' | 'if-free' | 'wait';
+  size?: CellSize;
+  drives?: boolean;
+  output?: boolean;
+  linesAfter?: number;
+  clock: Clock;
+}): Promise<HostConnection> {
+  return HostConnection.open(options);
+}
+
+export function processRef(pid: number): ProcessRef {
+  return { pid, startTime: readProcess(pid)?.startTime ?? null };
+}
+
+/** The environment as strings only (the host gets it as JSON). */
+function plainEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (typeof value === 'string') plain[key] = value;
+  return plain;
+}
+
+let version: string | null = null;
+
+/** This agent-bridge's version: the host says it to every client (who can then say what to run). */
+function packageVersion(): string {
+  version ??= (
+    JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
+  return version;
+}

@@ -1,0 +1,468 @@
+import type { Clock } from '../../core/clock.js';
+import type { ExitInfo } from '../../core/events.js';
+import { ScreenModel } from '../../drivers/terminal/screen.js';
+import { LocalPty } from '../../drivers/terminal/terminal-port.js';
+import { AsciicastWriter, type AsciicastHeader } from '../../store/asciicast-writer.js';
+import { SizeArbiter } from '../viewer-sizes.js';
+import { HookRelay, type HookResponder } from './host-hooks.js';
+import {
+  OLDEST_PROTOCOL,
+  PROTOCOL,
+  type ClientKind,
+  type ClientRequest,
+  type ExitReport,
+  type Hello,
+  type HostedSession,
+  type HostFrame,
+} from './host-wire.js';
+
+/** What a session host is started with (by the process that spawns it, over a pipe). */
+export interface HostLaunch {
+  session: HostedSession;
+  args: string[];
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  recording: AsciicastHeader | null;
+  /** Number the lines the program finishes, for the controller's chats (a backlog keeps the newest). */
+  lines: boolean;
+  /** The secret Claude Code's hooks present (their posts reach this host's socket); null: no hooks. */
+  hookToken: string | null;
+  /** `run --no-detach`: the agent ends when its first controller goes without letting go. */
+  endWithController: boolean;
+  version: string;
+}
+
+/** One connection to the host, as the host sees it (the socket server makes them). */
+export interface Peer {
+  readonly open: boolean;
+  sendJson(frame: HostFrame): void;
+  sendOutput(chunk: Buffer): void;
+  /** Bytes sent and not yet written out: a slow client. */
+  readonly backlog: number;
+  close(): void;
+}
+
+export interface HostEnds {
+  told(report: ExitReport): void;
+  finished(report: ExitReport, recordedByController: boolean): void;
+}
+
+interface Client {
+  peer: Peer;
+  kind: ClientKind;
+  wantsOutput: boolean;
+  /** Keys from it reach the agent (a browser only where the session allows the web to type). */
+  mayType: boolean;
+  /** It sets the terminal's size when it typed last (a person's terminal, serve for its browsers). */
+  drives: boolean;
+  /** It let go of control on purpose (not a crash): `endWithController` does not apply. */
+  released: boolean;
+}
+
+/** Finished lines kept for a controller that was away. */
+const MAX_LINES = 2_000;
+/** A client this far behind pauses the agent's output (backpressure), until every client is below LOW. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+const LOW_WATER_BYTES = 256 * 1024;
+/** Prompts answered through hooks, remembered by id. */
+const MAX_HOOK_ANSWERS = 256;
+/** After the agent ended: how long the host waits for its controller to record the end. */
+const LINGER_MS = 10_000;
+
+/**
+ * A session host: the one process that holds an agent's terminal, so the agent outlives whoever started or
+ * watches it (dtach, abduco, tmux's server, VS Code's pty host). It keeps the agent (its PTY), a screen model
+ * (to redraw it for whoever attaches), a bounded backlog (finished lines, hook events) and the recording; it
+ * holds nothing else: prompts, answers and the store are its controller's (one client at a time: `run`,
+ * `attach`, or `serve`). Any client sees the output and may type; the size follows the client that typed
+ * last (tmux's `window-size latest`); an agent-bridge that comes back takes control again.
+ */
+export class SessionHost {
+  private readonly clients = new Map<Peer, Client>();
+  private controller: Client | null = null;
+  private readonly waiting: Client[] = [];
+  private readonly sizes: SizeArbiter<Client>;
+  private readonly hooks = new HookRelay();
+  private readonly lineBacklog: string[] = [];
+  private readonly hookAnswers: string[] = [];
+  private notice: Extract<HostFrame, { type: 'notice' }> | null = null;
+  private firstLine = 1;
+  private paused = false;
+  /** The first client came: the agent's output is read from then on. */
+  private started = false;
+  private stopReason: ExitReport['stopped'] = null;
+  private report: ExitReport | null = null;
+  private finished: Promise<void> | null = null;
+  private recorder: AsciicastWriter | null;
+  private readonly ends: HostEnds = { told: () => undefined, finished: () => undefined };
+  private controllerDone: () => void = () => undefined;
+  private recordedByController = false;
+  readonly screen: ScreenModel;
+
+  private constructor(
+    readonly launch: HostLaunch,
+    readonly pty: LocalPty,
+    private readonly clock: Clock,
+  ) {
+    this.screen = new ScreenModel({ cols: launch.cols, rows: launch.rows, clock });
+    pty.settleWith((ms) => this.screen.nextSettle(ms));
+    this.recorder = launch.recording
+      ? new AsciicastWriter(launch.session.recording!, launch.recording, clock, (error) =>
+          this.storageFailed('recording the terminal (the recording stops here)', error.message),
+        )
+      : null;
+    this.sizes = new SizeArbiter<Client>(
+      { cols: launch.cols, rows: launch.rows },
+      (size) => this.pty.resize(size.cols, size.rows),
+      (client, info) => client.peer.sendJson({ type: 'size', ...info }),
+    );
+    pty.onResize(({ cols, rows }) => {
+      this.screen.resize(cols, rows);
+      this.recorder?.resize(cols, rows);
+    });
+    pty.onData((chunk) => this.output(chunk));
+    if (launch.lines) this.screen.onSettled(() => this.takeLines());
+    pty.onExit((exit) => void this.ended(exit));
+    // Nothing is read before the first client (its spawner) is there: it gets the agent's output from its
+    // first byte, as from a PTY of its own (the kernel holds it meanwhile).
+    pty.pause();
+  }
+
+  static async start(launch: HostLaunch, clock: Clock): Promise<SessionHost> {
+    const { session } = launch;
+    const pty = await LocalPty.spawn({
+      command: session.command,
+      args: launch.args,
+      cwd: session.cwd,
+      env: launch.env,
+      cols: launch.cols,
+      rows: launch.rows,
+      clock,
+    });
+    return new SessionHost(launch, pty, clock);
+  }
+
+  /**
+   * `told`: the agent ended, said before any client hears it (the host writes it down for whoever finds it
+   * gone); `finished`: everyone was told, and the controller recorded the end (or had its time to).
+   */
+  onEnd(ends: Partial<HostEnds>): void {
+    Object.assign(this.ends, ends);
+  }
+
+  get controlled(): boolean {
+    return this.controller !== null;
+  }
+
+  /** A client whose hello (secret included) was accepted: it is welcomed, or refused with why. */
+  async join(peer: Peer, hello: Hello): Promise<void> {
+    const refusal = this.refusal(hello);
+    if (refusal) {
+      peer.sendJson(refusal);
+      return peer.close();
+    }
+    const client: Client = {
+      peer,
+      kind: hello.client,
+      wantsOutput: hello.output,
+      mayType: hello.client !== 'web' || this.launch.session.webInput,
+      drives: hello.drives && (hello.client !== 'web' || this.launch.session.webInput),
+      released: false,
+    };
+    // The screen and the output count are read together, and the client joins the output at once after:
+    // it gets every byte after the screen it was shown, none twice.
+    await this.screen.catchUp();
+    if (!peer.open) return;
+    const control = this.controlFor(client, hello.control);
+    // A controller sees everything, from the screen on.
+    client.wantsOutput ||= control === 'granted';
+    const welcome = this.welcome(client, hello, control);
+    const first = this.clients.size === 0 && !this.started;
+    this.clients.set(peer, client);
+    this.sizes.add(client, !client.drives);
+    if (hello.size) this.sizes.wants(client, hello.size);
+    peer.sendJson(welcome);
+    if (control === 'granted') this.grant(client, hello.linesAfter);
+    if (first) {
+      this.started = true;
+      this.pty.resume();
+    }
+  }
+
+  /** Keys a person typed at a client. */
+  input(peer: Peer, data: Buffer): void {
+    const client = this.clients.get(peer);
+    if (!client?.mayType || this.report) return;
+    this.sizes.active(client);
+    this.pty.userInput(data);
+    const controller = this.controller;
+    if (controller && controller !== client)
+      controller.peer.sendJson({ type: 'typed', data: data.toString('utf8') });
+  }
+
+  /** Everything else a client asks, checked by the wire already. */
+  async request(peer: Peer, message: ClientRequest): Promise<void> {
+    const client = this.clients.get(peer);
+    if (!client) return;
+    switch (message.type) {
+      case 'resize':
+        return this.sizes.wants(client, { cols: message.cols, rows: message.rows });
+      case 'drive':
+        return this.sizes.active(client);
+      case 'inject':
+        return this.inject(client, message);
+      case 'injected': {
+        const typed = this.hookAnswers.includes(message.id) || (await this.pty.injected(message.id));
+        return this.reply(client, message.req, { typed });
+      }
+      case 'interrupt':
+        if (client.mayType) this.pty.interrupt(message.signal);
+        return;
+      case 'stop':
+        if (!client.mayType) return this.reply(client, message.req, {}, 'this client may not stop it');
+        this.stop(`stopped by ${client.kind === 'serve' ? 'agent-bridge serve' : `a ${client.kind} client`}`);
+        return this.reply(client, message.req, {});
+      case 'redraw':
+        await this.screen.catchUp();
+        return this.reply(client, message.req, { screen: this.screen.serialize() });
+      case 'release':
+        client.released = true;
+        if (this.controller === client) this.vacate();
+        return;
+      case 'done':
+        if (this.controller !== client) return;
+        this.recordedByController = true;
+        return this.controllerDone();
+      case 'lines':
+        if (this.controller === client) this.sendLines(client, message.after);
+        return;
+      case 'hookReply':
+        if (this.controller !== client) return;
+        if (message.once !== undefined) this.remember(message.once);
+        return this.hooks.reply(message.id, message.status, message.body);
+    }
+  }
+
+  /** A client went away (it closed, or its process died). */
+  leave(peer: Peer): void {
+    const client = this.clients.get(peer);
+    if (!client) return;
+    this.clients.delete(peer);
+    this.sizes.remove(client);
+    const at = this.waiting.indexOf(client);
+    if (at >= 0) this.waiting.splice(at, 1);
+    if (this.controller !== client) return this.resumeIfDrained();
+    // Gone after the agent ended: nobody is left to record the end (the host's own note of it stays).
+    if (this.report) this.controllerDone();
+    if (this.launch.endWithController && !client.released)
+      this.stop('its agent-bridge run ended (--no-detach)');
+    this.vacate();
+    this.resumeIfDrained();
+  }
+
+  /** A hook post with the session's token. */
+  hookPost(event: string, body: string, responder: HookResponder): void {
+    if (this.report) return responder.answer(204, '');
+    this.hooks.post(event, body, responder);
+  }
+
+  /** Somebody wrote on the hooks route without the token: the controller audits it. */
+  hookRefused(event: string, reason: string): void {
+    this.controller?.peer.sendJson({ type: 'hookRefused', event, reason });
+  }
+
+  /** A client's socket wrote out what it had buffered: output may flow again. */
+  drained(): void {
+    this.resumeIfDrained();
+  }
+
+  /**
+   * Ends the agent (SIGHUP, SIGTERM, then SIGKILL after the grace) because someone asked; `signal` is what the
+   * request stands for (a stop is a SIGTERM).
+   */
+  stop(reason: string, signal: NodeJS.Signals = 'SIGTERM'): void {
+    this.stopReason ??= { reason, signal };
+    void this.pty.stop();
+  }
+
+  private refusal(hello: Hello): Extract<HostFrame, { type: 'refused' }> | null {
+    if (hello.protocol < OLDEST_PROTOCOL)
+      return {
+        type: 'refused',
+        code: 'protocol',
+        reason: `this session host (agent-bridge ${this.launch.version}) speaks protocol ${OLDEST_PROTOCOL}–${PROTOCOL}, the client ${hello.protocol}: use agent-bridge ${this.launch.version} or newer`,
+      };
+    if (hello.client === 'web' && !this.launch.session.webView)
+      return {
+        type: 'refused',
+        code: 'policy',
+        reason: 'this session is not shown on the web (--no-web-view)',
+      };
+    return null;
+  }
+
+  private controlFor(client: Client, wanted: Hello['control']): 'granted' | 'held' | 'waiting' | 'none' {
+    if (wanted === 'no') return 'none';
+    if (this.report) return 'held';
+    if (!this.controller) {
+      this.controller = client;
+      return 'granted';
+    }
+    if (wanted === 'wait') {
+      this.waiting.push(client);
+      return 'waiting';
+    }
+    return 'held';
+  }
+
+  private welcome(client: Client, hello: Hello, control: ReturnType<SessionHost['controlFor']>): HostFrame {
+    const { cols, rows } = this.pty.size;
+    const showScreen = client.wantsOutput;
+    return {
+      type: 'welcome',
+      protocol: Math.min(hello.protocol, PROTOCOL),
+      version: this.launch.version,
+      session: this.launch.session,
+      pid: this.pty.pid,
+      hostPid: process.pid,
+      ttyPath: this.pty.ttyPath,
+      cols,
+      rows,
+      driving: this.sizes.driving === client,
+      title: this.screen.snapshot().title,
+      screen: showScreen ? this.screen.serialize() : '',
+      outputAt: this.pty.outputBytes,
+      control,
+      exit: this.report,
+    };
+  }
+
+  /** `client` controls the session now: it gets the hooks waiting, and the lines it has not read. */
+  private grant(client: Client, linesAfter: number | undefined): void {
+    this.hooks.controllerJoined((frame) => client.peer.sendJson(frame));
+    if (this.notice) client.peer.sendJson(this.notice);
+    if (linesAfter !== undefined) this.sendLines(client, linesAfter);
+  }
+
+  /** The finished lines after number `after` still in the backlog (older ones are gone: `first` says so). */
+  private sendLines(client: Client, after: number): void {
+    const from = Math.max(after + 1, this.firstLine);
+    const missed = this.lineBacklog.slice(from - this.firstLine);
+    if (missed.length > 0) client.peer.sendJson({ type: 'lines', first: from, lines: missed });
+  }
+
+  /** No controller now: the first one waiting (serve) takes over, shown the screen as it is. */
+  private vacate(): void {
+    this.controller = null;
+    this.hooks.controllerLeft();
+    const next = this.waiting.shift();
+    if (!next || this.report) return;
+    void this.screen.catchUp().then(() => {
+      if (!this.clients.has(next.peer) || this.controller) return;
+      this.controller = next;
+      const { cols, rows } = this.pty.size;
+      next.wantsOutput = true;
+      next.peer.sendJson({
+        type: 'control',
+        granted: true,
+        screen: this.screen.serialize(),
+        outputAt: this.pty.outputBytes,
+        cols,
+        rows,
+      });
+      // It asks for the lines it has not read once it knows where it stands (`lines`).
+      this.grant(next, undefined);
+    });
+  }
+
+  private async inject(client: Client, message: Extract<ClientRequest, { type: 'inject' }>): Promise<void> {
+    if (client !== this.controller) return this.reply(client, message.req, {}, 'only the controller types');
+    const result = await this.pty.inject({
+      parts: message.parts,
+      gapMs: message.gapMs,
+      ...(message.settleBeforeLast ? { settleBeforeLast: true } : {}),
+      ...(message.awaitRedraw ? { awaitRedraw: true } : {}),
+      ...(message.ifOutputAt !== undefined ? { ifOutputAt: message.ifOutputAt } : {}),
+      ...(message.once !== undefined ? { once: message.once } : {}),
+    });
+    this.reply(client, message.req, result);
+  }
+
+  private reply(client: Client, req: number, fields: Record<string, unknown>, error?: string): void {
+    client.peer.sendJson({ type: 'reply', req, ok: !error, ...(error ? { error } : {}), ...fields });
+  }
+
+  private output(chunk: Buffer): void {
+    this.recorder?.output(chunk);
+    this.screen.feed(chunk);
+    for (const client of this.clients.values()) {
+      if (!client.wantsOutput) continue;
+      client.peer.sendOutput(chunk);
+      if (!this.paused && client.peer.backlog > HIGH_WATER_BYTES) {
+        this.paused = true;
+        this.pty.pause();
+      }
+    }
+  }
+
+  /** A prompt answered through its hook: a later controller asks whether it went out (`injected`). */
+  private remember(promptId: string): void {
+    this.hookAnswers.push(promptId);
+    if (this.hookAnswers.length > MAX_HOOK_ANSWERS) this.hookAnswers.shift();
+  }
+
+  private resumeIfDrained(): void {
+    if (!this.paused) return;
+    for (const client of this.clients.values()) if (client.peer.backlog > LOW_WATER_BYTES) return;
+    this.paused = false;
+    this.pty.resume();
+  }
+
+  private takeLines(): void {
+    const lines = this.screen.takeFinishedLines();
+    if (lines.length === 0) return;
+    const first = this.lastLineNumber() + 1;
+    this.lineBacklog.push(...lines);
+    const over = this.lineBacklog.length - MAX_LINES;
+    if (over > 0) {
+      this.lineBacklog.splice(0, over);
+      this.firstLine += over;
+    }
+    this.controller?.peer.sendJson({ type: 'lines', first, lines });
+  }
+
+  private lastLineNumber(): number {
+    return this.firstLine + this.lineBacklog.length - 1;
+  }
+
+  /** Said to the controller now, and to each later one (a notice must not depend on who was there). */
+  private storageFailed(what: string, reason: string): void {
+    this.notice = { type: 'notice', what, reason };
+    this.controller?.peer.sendJson(this.notice);
+  }
+
+  /** The agent ended: the last output is out (the PTY was drained), the recording closed, then everyone told. */
+  private ended(exit: ExitInfo): Promise<void> {
+    this.finished ??= (async () => {
+      const report: ExitReport = { exitCode: exit.exitCode, signal: exit.signal, stopped: this.stopReason };
+      await this.screen.catchUp();
+      if (this.launch.lines) this.takeLines();
+      await this.recorder?.close();
+      this.recorder = null;
+      this.report = report;
+      this.hooks.close();
+      this.ends.told(report);
+      const recorded = new Promise<void>((resolve) => {
+        this.controllerDone = resolve;
+        if (!this.controller) resolve();
+      });
+      for (const client of this.clients.values()) client.peer.sendJson({ type: 'exit', report });
+      const linger = this.clock.after(LINGER_MS, () => this.controllerDone());
+      await recorded;
+      linger.cancel();
+      this.ends.finished(report, this.recordedByController);
+    })();
+    return this.finished;
+  }
+}

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { openStore } from '../../src/store/store.js';
+import { processExists, waitFor } from './wait.js';
+
+/** The session hosts a data folder's store names for its running sessions: pid and socket. */
+export function sessionHosts(dataDir: string): Array<{ session: string; pid: number; socket: string }> {
+  if (!existsSync(path.join(dataDir, 'agent-bridge.db'))) return [];
+  const store = openStore({ dir: dataDir });
+  try {
+    return store.sessions
+      .list()
+      .flatMap((s) =>
+        s.sessionHost
+          ? [{ session: s.id, pid: s.sessionHost.process.pid, socket: s.sessionHost.socket }]
+          : [],
+      );
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Ends the session hosts a test started (by the pids its store names), and their agents with them: SIGTERM
+ * to each host (it stops its agent's process group), SIGKILL to the host's own group if it lingers.
+ */
+export async function endSessionHosts(dataDir: string): Promise<void> {
+  const hosts = sessionHosts(dataDir).filter((h) => processExists(h.pid));
+  for (const host of hosts) process.kill(host.pid, 'SIGTERM');
+  await waitFor('the session hosts to end', () => hosts.every((h) => !processExists(h.pid)), {
+    timeoutMs: 10_000,
+  }).catch(() => {
+    for (const host of hosts) if (processExists(host.pid)) process.kill(-host.pid, 'SIGKILL');
+  });
+}
