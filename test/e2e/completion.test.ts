@@ -45,6 +45,7 @@ describe('agent-bridge completion', () => {
       '--no-record',
       '--no-hooks',
       '--no-web-view',
+      '--no-detach',
     ]);
     expect(offered('completion', '')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
     // Options after other options and values still belong to the command they follow.

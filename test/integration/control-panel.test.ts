@@ -10,6 +10,7 @@ import { startFakeDiscord, type FakeDiscord, type FakeDiscordMessage } from '../
 import { buttonsOf } from '../support/discord-setup.js';
 import { makeRepo } from '../support/git-repo.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { endSessionHosts } from '../support/session-hosts.js';
 import { waitFor } from '../support/wait.js';
 
 const OWNER = '1400000000000000042';
@@ -78,6 +79,7 @@ afterEach(async () => {
   daemon = null;
   store.close();
   await discord.close();
+  await endSessionHosts(path.join(dir, 'data'));
   rmSync(dir, { recursive: true, force: true });
 });
 

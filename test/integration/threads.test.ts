@@ -13,6 +13,7 @@ import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/server.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { git, makeRepo } from '../support/git-repo.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
+import { endSessionHosts } from '../support/session-hosts.js';
 import { waitFor } from '../support/wait.js';
 
 const OWNER = '1400000000000000042';
@@ -67,6 +68,7 @@ afterEach(async () => {
   daemon = null;
   store.close();
   await discord.close();
+  await endSessionHosts(path.join(dir, 'data'));
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -77,8 +77,9 @@ describe.skipIf(cannotMount !== null)('a full disk', () => {
       "head -c 600000 /dev/zero | tr '\\0' x | fold -w 100; echo all-printed; read -r -p 'More? (y/n) ' a; echo got=$a; sleep 30",
     );
     await run.waitForText('More?', 60_000);
-    expect(run.transcript()).toMatch(
-      /while recording the terminal \(the recording stops here\): .*(space|full)/,
+    // Recording writes are buffered (and done by the session host): the failure may be said after the question.
+    await waitFor('the notice in the terminal', async () =>
+      /while recording the terminal \(the recording stops here\): .*(space|full)/.test(run.transcript()),
     );
     await waitFor('the audit entry', async () =>
       (await auditEntries(world!.env)).find(

@@ -226,6 +226,25 @@ describe('raising each prompt once', () => {
     expect(prompts()).toHaveLength(2);
   });
 
+  it('reads no question into a line a person is still typing, however slowly, until they pause or press Enter', () => {
+    const { clock, detector, prompts } = run('$ ');
+    // Keys arrive with gaps longer than an echo takes (a phone, a loaded machine): the line is theirs.
+    for (const [keys, shown] of [
+      ['read -p "Ship it? (y/n)', '$ read -p "Ship it? (y/n)'],
+      [' "', '$ read -p "Ship it? (y/n) "'],
+    ] as const) {
+      detector.typed(keys);
+      detector.onSettled(screen(shown));
+      clock.advance(400);
+    }
+    expect(prompts()).toHaveLength(0);
+    // Enter: the program runs the line and asks; the question is raised once the echo is over.
+    detector.typed('\r');
+    detector.onSettled(screen('$ read -p "Ship it? (y/n) " a\nShip it? (y/n) '));
+    clock.advance(200);
+    expect(prompts().map((p) => p.excerpt)).toEqual([expect.stringContaining('Ship it?')]);
+  });
+
   it('raises nothing while an answer is typed into its dialog, then reads the screen it left', () => {
     const { clock, detector, signals, prompts } = run('Pick one:\n❯ 1. Red\n  2. Other\nEnter choice: ');
     const first = prompts()[0]!;

@@ -156,7 +156,7 @@ export class TerminalSession implements AgentDriver {
    * it here, at the terminal: it is closed everywhere else.
    */
   userInput(data: string | Buffer): void {
-    this.detector?.typed();
+    this.detector?.typed(data);
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
     this.pty.userInput(data);
   }
@@ -166,7 +166,7 @@ export class TerminalSession implements AgentDriver {
    * browser): Enter there answers a shown prompt as it would here.
    */
   typedElsewhere(data: string): void {
-    this.detector?.typed();
+    this.detector?.typed(data);
     if (data.includes('\r')) this.detector?.answeredAtTerminal();
     for (const listener of this.typedElsewhere_) listener(data);
   }

@@ -13,6 +13,11 @@ export const STALL_MS = 2_000;
 export const TTY_PROBE_MS = 300;
 /** After an injection the screen still shows the old prompt and the echo: ignore it this long. */
 export const ECHO_SUPPRESSION_MS = 150;
+/**
+ * A person in the middle of a line (keys, no Enter yet): what shows is their line being edited, however slowly
+ * the keys arrive (a phone, a loaded machine), so the screen is read only after this long a pause.
+ */
+export const LINE_EDIT_HOLD_MS = 1_000;
 
 export type DetectorSignal =
   | { type: 'prompt'; prompt: DetectedPrompt }
@@ -45,6 +50,8 @@ export class PromptDetector {
   /** Output chunks seen so far. */
   private output = 0;
   private suppressUntil = 0;
+  /** Until when a person is taken to be editing a line (no Enter yet): see LINE_EDIT_HOLD_MS. */
+  private editingUntil = 0;
   /** An answer is being typed: its dialog changes as keys land (a text field opens), which asks nothing new. */
   private typing = false;
   private idle: boolean | null = null;
@@ -73,8 +80,9 @@ export class PromptDetector {
     this.cancelTimers();
     if (this.typing) return;
     const now = this.options.clock.now();
-    if (now < this.suppressUntil) {
-      this.later(this.suppressUntil - now, () => this.lastScreen && this.onSettled(this.lastScreen));
+    const until = Math.max(this.suppressUntil, this.editingUntil);
+    if (now < until) {
+      this.later(until - now, () => this.lastScreen && this.onSettled(this.lastScreen));
       return;
     }
     const { idle, found } = this.read(screen);
@@ -117,10 +125,14 @@ export class PromptDetector {
 
   /**
    * A person typed at the terminal: what shows now is their line being edited (a command that ends in
-   * "(y/n)" as it is typed is not a question). The screen is read again once they paused.
+   * "(y/n)" as it is typed is not a question). The screen is read again once they paused: briefly after an
+   * Enter (the program answers it), longer in the middle of a line.
    */
-  typed(): void {
-    this.suppressUntil = Math.max(this.suppressUntil, this.options.clock.now() + ECHO_SUPPRESSION_MS);
+  typed(keys: string | Buffer): void {
+    const now = this.options.clock.now();
+    const entered = /[\r\n]/.test(keys.toString());
+    this.editingUntil = entered ? 0 : now + LINE_EDIT_HOLD_MS;
+    this.suppressUntil = Math.max(this.suppressUntil, now + ECHO_SUPPRESSION_MS);
   }
 
   /**
