@@ -69,6 +69,8 @@ const LOW_WATER_BYTES = 256 * 1024;
 const MAX_HOOK_ANSWERS = 256;
 /** After the agent ended: how long the host waits for its controller to record the end. */
 const LINGER_MS = 10_000;
+/** An agent that ended before its spawner attached waits this long for it (the spawner is on its way). */
+const FIRST_CLIENT_MS = 30_000;
 
 /**
  * A session host: the one process that holds an agent's terminal, so the agent outlives whoever started or
@@ -91,6 +93,14 @@ export class SessionHost {
   private paused = false;
   /** The first client came: the agent's output is read from then on. */
   private started = false;
+  /**
+   * Output read before the first client came (only the tail rescued when the agent ended that early: reading
+   * waits for it), given to that client as output after its welcome, as from a PTY of its own.
+   */
+  private early: Buffer[] = [];
+  private earlyBytes = 0;
+  private firstJoined: () => void = () => undefined;
+  private readonly firstClient = new Promise<void>((resolve) => (this.firstJoined = resolve));
   private stopReason: ExitReport['stopped'] = null;
   private report: ExitReport | null = null;
   private finished: Promise<void> | null = null;
@@ -186,6 +196,11 @@ export class SessionHost {
     if (control === 'granted') this.grant(client, hello.linesAfter);
     if (first) {
       this.started = true;
+      const early = this.early;
+      this.early = [];
+      this.earlyBytes = 0;
+      for (const chunk of early) this.output(chunk);
+      this.firstJoined();
       this.pty.resume();
     }
   }
@@ -332,7 +347,8 @@ export class SessionHost {
       driving: this.sizes.driving === client,
       title: this.screen.snapshot().title,
       screen: showScreen ? this.screen.serialize() : '',
-      outputAt: this.pty.outputBytes,
+      // Bytes held for the first client come to it after this welcome: they are not yet on its screen.
+      outputAt: this.pty.outputBytes - this.earlyBytes,
       control,
       exit: this.report,
     };
@@ -394,6 +410,11 @@ export class SessionHost {
   }
 
   private output(chunk: Buffer): void {
+    if (!this.started) {
+      this.early.push(chunk);
+      this.earlyBytes += chunk.length;
+      return;
+    }
     this.recorder?.output(chunk);
     this.screen.feed(chunk);
     for (const client of this.clients.values()) {
@@ -442,10 +463,22 @@ export class SessionHost {
     this.controller?.peer.sendJson(this.notice);
   }
 
+  private untilFirstClient(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.clock.after(FIRST_CLIENT_MS, resolve);
+      void this.firstClient.then(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
+  }
+
   /** The agent ended: the last output is out (the PTY was drained), the recording closed, then everyone told. */
   private ended(exit: ExitInfo): Promise<void> {
     this.finished ??= (async () => {
       const report: ExitReport = { exitCode: exit.exitCode, signal: exit.signal, stopped: this.stopReason };
+      // Ended before its spawner attached (a command that ran at once): the spawner still gets all of it.
+      if (!this.started) await this.untilFirstClient();
       await this.screen.catchUp();
       if (this.launch.lines) this.takeLines();
       await this.recorder?.close();
