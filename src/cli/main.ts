@@ -100,10 +100,8 @@ function addRunCommand(program: Command): void {
       '--no-detach',
       'end the agent when this terminal closes or agent-bridge is killed (default: it goes on)',
     )
-    .option(
-      '--detach-key <key>',
-      'the key that detaches this terminal and leaves the session running: ^X or none',
-      DEFAULT_DETACH_KEY,
+    .addOption(
+      detachKeyOption('the key that detaches this terminal and leaves the session running: ^X or none'),
     )
     .option(
       '--prompt-ttl <kind=seconds>',
@@ -150,7 +148,7 @@ function addAttachCommand(program: Command): void {
       'attach this terminal to a running session (several terminals may attach at once); the detach key leaves it running',
     )
     .argument('[session]', 'the session id (or its first characters); default: the only one running here')
-    .option('--detach-key <key>', 'the key that detaches this terminal: ^X or none', DEFAULT_DETACH_KEY)
+    .addOption(detachKeyOption('the key that detaches this terminal: ^X or none'))
     .option('--read-only', 'only watch: keys typed here do not reach the agent')
     .addHelpText(
       'after',
@@ -485,4 +483,12 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`agent-bridge: ${describeError(error)}\n`);
     process.exitCode = exitCodeFor(error);
   }
+}
+
+/** `--detach-key`, its default shown as typed (Ctrl-\\), not as a JSON string. */
+function detachKeyOption(description: string): Option {
+  return new Option('--detach-key <key>', description).default(
+    DEFAULT_DETACH_KEY,
+    `${DEFAULT_DETACH_KEY} (Ctrl-\\)`,
+  );
 }
