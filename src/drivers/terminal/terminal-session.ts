@@ -6,7 +6,7 @@ import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
-import { keysEndingTheTurn, replyKeys } from './reply-keys.js';
+import { KeysRefused, keysEndingTheTurn, replyKeys } from './reply-keys.js';
 import { encodeTextInput } from './input.js';
 import type { PtySpawnOptions } from './pty-process.js';
 import { ScreenModel, type ScreenSnapshot } from './screen.js';
@@ -221,9 +221,15 @@ export class TerminalSession implements AgentDriver {
       // The dialog as it stands now: its highlight may have moved since it was raised (arrows start there).
       const shown = this.detector ? this.detector.showing(prompt.key, screen) : null;
       const current = { kind: 'unknown' as const, choices: [], ...shown, safeDefault: prompt.safeDefault };
-      const keys = replyKeys(action, current, this.menuKeys, screen.bracketedPaste);
+      const keys = this.keysFor(action, current, screen);
       // Typed already by a controller before this one (it crashed mid-way): never again.
-      if (already) return keys?.join('') ?? '';
+      if (already) return keys instanceof KeysRefused ? '' : (keys?.join('') ?? '');
+      if (keys instanceof KeysRefused) {
+        // Not what the dialog takes as it is drawn now (still being drawn, or redrawn): look again in a moment.
+        if (attempt >= ANSWER_ATTEMPTS) throw keys;
+        await this.screen.nextSettle(RETRY_SETTLE_MS);
+        continue;
+      }
       if (this.detector && !shown) throw new PromptNotShown();
       if (keys === null) throw new Error('this prompt has no safe default to apply');
       // Words that go in as the next message wait for the input box the choice brings back.
@@ -253,6 +259,19 @@ export class TerminalSession implements AgentDriver {
       if (attempt >= ANSWER_ATTEMPTS)
         throw new Error('the screen kept changing while the answer waited to be typed; nothing was typed');
       await this.screen.nextSettle(RETRY_SETTLE_MS);
+    }
+  }
+
+  private keysFor(
+    action: ReplyAction,
+    prompt: Parameters<typeof replyKeys>[1],
+    screen: ScreenSnapshot,
+  ): string[] | null | KeysRefused {
+    try {
+      return replyKeys(action, prompt, this.menuKeys, screen.bracketedPaste);
+    } catch (error) {
+      if (error instanceof KeysRefused) return error;
+      throw error;
     }
   }
 
