@@ -67,19 +67,31 @@ export class ServeMachine {
   }
 
   /** Its audit log, as `agent-bridge logs --json` prints it. */
-  async audit(): Promise<Array<{ event: string; prompt_id?: string; reason?: string; decided_by?: string }>> {
-    const { stdout } = await cli(['logs', '-n', '500', '--json'], this.processEnv);
-    return stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { event: string });
+  audit(): Promise<AuditEntry[]> {
+    return auditOf(this.processEnv);
   }
 
   async remove(): Promise<void> {
     await this.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+export interface AuditEntry {
+  event: string;
+  prompt_id?: string;
+  reason?: string;
+  decided_by?: string;
+}
+
+/** The audit log of the data folder `env` names, as `agent-bridge logs --json` prints it. */
+export async function auditOf(env: Record<string, string>): Promise<AuditEntry[]> {
+  const { stdout } = await cli(['logs', '-n', '500', '--json'], env);
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AuditEntry);
 }
 
 /** The `cluster:` section of a node's config. */
