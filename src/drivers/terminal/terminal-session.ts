@@ -207,7 +207,8 @@ export class TerminalSession implements AgentDriver {
    * id) types it at most once, even when asked again after a crash. Returns the keys typed (empty for `cancel`).
    */
   async answer(
-    prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'>,
+    prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'> &
+      Partial<Pick<DetectedPrompt, 'kind' | 'choices' | 'dialog'>>,
     action: ReplyAction,
     _decidedBy?: string,
     once?: string,
@@ -220,7 +221,7 @@ export class TerminalSession implements AgentDriver {
       const screen = this.screen.snapshot();
       // The dialog as it stands now: its highlight may have moved since it was raised (arrows start there).
       const shown = this.detector ? this.detector.showing(prompt.key, screen) : null;
-      const current = { kind: 'unknown' as const, choices: [], ...shown, safeDefault: prompt.safeDefault };
+      const current = asShownNow(prompt, shown);
       const keys = this.keysFor(action, current, screen);
       // Typed already by a controller before this one (it crashed mid-way): never again.
       if (already) return keys instanceof KeysRefused ? '' : (keys?.join('') ?? '');
@@ -380,4 +381,20 @@ export class TerminalSession implements AgentDriver {
   private emit(event: AgentEvent): void {
     for (const listener of this.listeners) listener(event);
   }
+}
+
+/**
+ * The prompt to work the keys out from: the one raised (the same prompt: its key names its kind, question and
+ * choices), in the state its dialog is drawn in now (the highlight may have moved, boxes been ticked).
+ */
+function asShownNow(
+  raised: Pick<DetectedPrompt, 'safeDefault'> & Partial<Pick<DetectedPrompt, 'kind' | 'choices' | 'dialog'>>,
+  shown: DetectedPrompt | null,
+): Pick<DetectedPrompt, 'kind' | 'choices' | 'safeDefault' | 'dialog'> {
+  const kind = raised.kind ?? shown?.kind ?? 'unknown';
+  const choices = raised.choices ?? shown?.choices ?? [];
+  const keys = raised.dialog?.keys ?? shown?.dialog?.keys;
+  const now = shown?.dialog ?? raised.dialog;
+  const dialog = keys ? { ...now, keys } : undefined;
+  return { kind, choices, safeDefault: raised.safeDefault, ...(dialog ? { dialog } : {}) };
 }
