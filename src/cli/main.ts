@@ -8,6 +8,7 @@ import { describeError, exitCodeFor } from './errors.js';
 import { addOperationalCommands } from './operational-commands.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { DEFAULT_DETACH_KEY } from './detach-key.js';
+import { PROMPT_KINDS } from '../core/events.js';
 
 /** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
 function version(): string {
@@ -446,20 +447,9 @@ function addConfigCommands(program: Command): void {
     });
 }
 
-const PROMPT_KINDS = [
-  'permission',
-  'question',
-  'plan',
-  'yes_no',
-  'confirm_enter',
-  'multiple_choice',
-  'free_text',
-  'unknown',
-];
-
 function parseTtl(value: string): Record<string, number> {
   const match = /^([a-z_]+)=(\d+)$/.exec(value);
-  if (!match || !PROMPT_KINDS.includes(match[1]!)) {
+  if (!match || !(PROMPT_KINDS as readonly string[]).includes(match[1]!)) {
     throw new InvalidArgumentError(`expected kind=seconds with kind one of ${PROMPT_KINDS.join(', ')}`);
   }
   return { [match[1]!]: Number(match[2]) * 1000 };

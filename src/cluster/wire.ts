@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROMPT_STATUSES } from '../core/prompt-state.js';
+import { PROMPT_KINDS } from '../core/events.js';
 
 /**
  * Every message on the bus, as checked by whoever receives it: a node's events by the hub, a hub's commands by
@@ -11,16 +12,7 @@ const ms = z.number().int().nonnegative();
 const shortText = z.string().max(4_096);
 const longText = z.string().max(256 * 1024);
 
-const promptKind = z.enum([
-  'permission',
-  'question',
-  'plan',
-  'yes_no',
-  'confirm_enter',
-  'multiple_choice',
-  'free_text',
-  'unknown',
-]);
+const promptKind = z.enum(PROMPT_KINDS);
 
 export const replyAction = z.discriminatedUnion('type', [
   z

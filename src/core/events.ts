@@ -4,15 +4,18 @@ import type { DetectedPrompt } from './prompt.js';
  * The one event stream every driver produces and every channel consumes (DESIGN.md "One event stream").
  * Plain data only: events cross process and network boundaries.
  */
-export type PromptKind =
-  | 'permission'
-  | 'question'
-  | 'plan'
-  | 'yes_no'
-  | 'confirm_enter'
-  | 'multiple_choice'
-  | 'free_text'
-  | 'unknown';
+/** Every kind of prompt, in the order lists show them. */
+export const PROMPT_KINDS = [
+  'permission',
+  'question',
+  'plan',
+  'yes_no',
+  'confirm_enter',
+  'multiple_choice',
+  'free_text',
+  'unknown',
+] as const;
+export type PromptKind = (typeof PROMPT_KINDS)[number];
 
 /** exact: protocol or hook; high: a pattern; medium: the child blocks on a tty read; low: silence. */
 export type Confidence = 'exact' | 'high' | 'medium' | 'low';

@@ -1,21 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PromptChoice, PromptKind } from '../../src/core/events.js';
+import { PROMPT_KINDS, type PromptChoice, type PromptKind } from '../../src/core/events.js';
 import { parseReply, ReplyError, textChoiceOf, type ReplyAction } from '../../src/core/prompt.js';
 
 // Property tests for the parser every answer passes through (chat buttons and words, the web inbox,
 // `approvals answer`): whatever a person or an attacker sends, it is a known action or a ReplyError.
 
-const KINDS: PromptKind[] = [
-  'permission',
-  'question',
-  'plan',
-  'yes_no',
-  'confirm_enter',
-  'multiple_choice',
-  'free_text',
-  'unknown',
-];
+const KINDS: readonly PromptKind[] = PROMPT_KINDS;
 
 const labels = fc.constantFrom(
   'Yes',

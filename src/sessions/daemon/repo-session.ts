@@ -243,6 +243,9 @@ export class RepoSession {
       clock,
       threshold: outputThreshold,
       onFlush: (text) => {
+        // Shutting down (the store closed with a batch pending): the host still holds these lines unread
+        // (linesRead is not advanced), so the next controller sends them.
+        if (!store.db.open) return;
         const through = this.linesPushed;
         // The message and how far the chats have read go in together: a crash between them loses nothing.
         store.db.transaction(() => {
