@@ -42,12 +42,14 @@ interface RepoLayout {
 }
 
 /** Git worktrees of one repository: one isolated checkout (and branch) per chat thread. */
+/** The git writes queued per repository folder (see GitWorktrees.serialized). */
+const writesByRepo = new Map<string, Promise<void>>();
+
 export class GitWorktrees {
   private readonly repoDir: string;
   private readonly rootOption: string | undefined;
   private layoutPromise: Promise<RepoLayout> | undefined;
   /** git's worktree admin files and .git/info/exclude are not safe for concurrent writers. */
-  private writes: Promise<unknown> = Promise.resolve();
 
   constructor(repoDir: string, options: { root?: string } = {}) {
     this.repoDir = resolve(repoDir);
@@ -149,9 +151,17 @@ export class GitWorktrees {
     });
   }
 
+  /** One git write at a time per repository, across every GitWorktrees of it (two threads starting at once). */
   private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(work, work);
-    this.writes = run.catch(() => undefined);
+    const run = (writesByRepo.get(this.repoDir) ?? Promise.resolve()).then(work, work);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    writesByRepo.set(this.repoDir, tail);
+    void tail.then(() => {
+      if (writesByRepo.get(this.repoDir) === tail) writesByRepo.delete(this.repoDir);
+    });
     return run;
   }
 
