@@ -463,22 +463,16 @@ export class SessionHost {
     this.controller?.peer.sendJson(this.notice);
   }
 
-  private untilFirstClient(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.clock.after(FIRST_CLIENT_MS, resolve);
-      void this.firstClient.then(() => {
-        timer.cancel();
-        resolve();
-      });
-    });
-  }
-
   /** The agent ended: the last output is out (the PTY was drained), the recording closed, then everyone told. */
   private ended(exit: ExitInfo): Promise<void> {
     this.finished ??= (async () => {
       const report: ExitReport = { exitCode: exit.exitCode, signal: exit.signal, stopped: this.stopReason };
       // Ended before its spawner attached (a command that ran at once): the spawner still gets all of it.
-      if (!this.started) await this.untilFirstClient();
+      if (!this.started) {
+        const gaveUp = this.clock.after(FIRST_CLIENT_MS, () => this.firstJoined());
+        await this.firstClient;
+        gaveUp.cancel();
+      }
       await this.screen.catchUp();
       if (this.launch.lines) this.takeLines();
       await this.recorder?.close();
