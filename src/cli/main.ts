@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import type { RunOptions } from './commands/run.js';
 import type { ServeOptions } from './commands/serve.js';
 import type { SetupDiscordOptions } from './commands/setup-discord.js';
 import { examples, portNumber, positiveInt, positiveIntOrZero } from './command-options.js';
@@ -136,7 +137,9 @@ function addRunCommand(program: Command): void {
         'agent-bridge run claude --detach',
       ),
     )
-    .action(async (agent: string, args: string[], options) => {
+    .action(async (agent: string, args: string[], options: RunOptions) => {
+      // The session host starts loading now, beside this process loading the rest of itself.
+      if (options.driver !== 'structured') (await import('../sessions/host/spawn-host.js')).prewarmHost();
       const { runCommand } = await import('./commands/run.js');
       process.exitCode = await runCommand(agent, args, options);
     });

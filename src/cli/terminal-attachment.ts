@@ -36,13 +36,7 @@ export async function attachTerminal(
   const out = host.output;
   let end!: (how: AttachmentEnd) => void;
   const ended = new Promise<AttachmentEnd>((resolve) => (end = resolve));
-  const unsubscribe = terminal.on((event) => {
-    if (event.type !== 'output' || out.destroyed) return;
-    if (!out.write(event.data)) {
-      terminal.pty.pause();
-      out.once('drain', () => terminal.pty.resume());
-    }
-  });
+  const unsubscribe = relayOutput(terminal, out);
   const onInput = (chunk: Buffer) => {
     const { keys, detach } = splitAtDetachKey(chunk, options.detachKey);
     if (keys.length > 0 && !options.readOnly) {
@@ -108,6 +102,25 @@ export async function attachTerminal(
     const { cursor } = terminal.screen.snapshot();
     host.restore(terminal.screen.resetSequence() + (cursor.x > 0 ? '\r\n' : ''));
   }
+}
+
+/**
+ * The agent's output onto this terminal; a slow terminal pauses the agent until it drained. One wait for a
+ * drain at a time: output already on its way from the session host keeps coming for a while after the pause.
+ */
+function relayOutput(terminal: TerminalSession, out: NodeJS.WriteStream): () => void {
+  let awaitingDrain = false;
+  return terminal.on((event) => {
+    if (event.type !== 'output' || out.destroyed) return;
+    if (!out.write(event.data) && !awaitingDrain) {
+      awaitingDrain = true;
+      terminal.pty.pause();
+      out.once('drain', () => {
+        awaitingDrain = false;
+        terminal.pty.resume();
+      });
+    }
+  });
 }
 
 /** What to say when a terminal let go of a session that goes on. */

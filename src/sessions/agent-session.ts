@@ -22,7 +22,6 @@ import type { AgentSessionOptions, HostedOptions, TakeOverOptions } from './agen
 import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
 import { hookSettings, receiveHooks, relayHooks, type HookContext } from './session-hooks.js';
 import { SharedStoreChanges } from './store-watcher.js';
-import { startStructuredDriver } from './structured-drivers.js';
 
 export {
   BACKGROUND_SESSION,
@@ -353,8 +352,10 @@ export class AgentSession {
     this.onStoreChange();
   }
 
-  private startStructured(promptTimeoutSeconds: number): Promise<AgentDriver> {
+  private async startStructured(promptTimeoutSeconds: number): Promise<AgentDriver> {
     const { spec, clock } = this.options;
+    // The protocols' SDKs load only for a structured session (~60 ms a terminal session never pays).
+    const { startStructuredDriver } = await import('./structured-drivers.js');
     return startStructuredDriver(
       spec,
       {

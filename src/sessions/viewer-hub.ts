@@ -1,16 +1,9 @@
 import type { TerminalViewer } from '../channels/web/backend.js';
+import { BurstGatherer } from '../core/burst-gatherer.js';
+import type { Clock } from '../core/clock.js';
 import type { ExitInfo } from '../core/events.js';
 import type { TerminalSession } from '../drivers/terminal/terminal-session.js';
 import { SizeArbiter, type CellSize } from './viewer-sizes.js';
-
-/** Output gathered for viewers at most this long, or this much, before it goes out as one frame. */
-export const VIEWER_BATCH_MS = 2;
-export const VIEWER_BATCH_BYTES = 64 * 1024;
-/**
- * Output goes out at once, in the turn it was read, while less than this went out in the current
- * VIEWER_BATCH_MS window: keystroke echoes and small redraws are never held; only a burst is gathered.
- */
-export const INTERACTIVE_BYTES = 16 * 1024;
 
 /** One viewer's hold on the terminal: what it types, the size that fits it, and leaving. */
 export interface ViewerSeat {
@@ -32,11 +25,7 @@ export interface ViewerSeat {
 export class ViewerHub {
   private readonly viewers = new Set<TerminalViewer>();
   private readonly sizes: SizeArbiter<TerminalViewer>;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private windowStart = 0;
-  private windowBytes = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly burst: BurstGatherer;
   private readonly unsubscribe: () => void;
 
   /** `resize`: how the terminal takes the driving viewer's size; null when something else sizes it. */
@@ -44,13 +33,15 @@ export class ViewerHub {
     private readonly terminal: TerminalSession,
     resize: ((size: CellSize) => void) | null,
     private readonly onEmpty: () => void,
+    clock: Clock,
   ) {
+    this.burst = new BurstGatherer(clock, (data) => this.send(data));
     this.sizes = new SizeArbiter<TerminalViewer>({ ...terminal.pty.size }, resize, (viewer, info) =>
       viewer.size?.(info),
     );
     this.unsubscribe = terminal.on((event) => {
       if (event.type === 'output')
-        this.output(Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength));
+        this.burst.push(Buffer.from(event.data.buffer, event.data.byteOffset, event.data.byteLength));
       if (event.type === 'exit') this.exit(event.exit);
     });
   }
@@ -81,35 +72,12 @@ export class ViewerHub {
     };
   }
 
-  private output(chunk: Buffer): void {
-    const now = performance.now();
-    if (now - this.windowStart >= VIEWER_BATCH_MS) {
-      this.windowStart = now;
-      this.windowBytes = 0;
-    }
-    if (this.pendingBytes === 0 && this.windowBytes + chunk.length <= INTERACTIVE_BYTES) {
-      this.send(chunk);
-      return;
-    }
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    if (this.pendingBytes >= VIEWER_BATCH_BYTES) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), VIEWER_BATCH_MS);
-  }
-
   /** Sends what is gathered now. */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.pendingBytes === 0) return;
-    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.send(data);
+    this.burst.flush();
   }
 
   private send(data: Buffer): void {
-    this.windowBytes += data.length;
     for (const viewer of this.viewers) viewer.output(data);
   }
 

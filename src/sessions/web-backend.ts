@@ -332,6 +332,7 @@ export class SessionsWebBackend implements WebBackend {
         terminal,
         ({ cols, rows }) => session.resize(cols, rows),
         () => this.hubs.delete(sessionId),
+        this.options.clock,
       );
       this.hubs.set(sessionId, hub);
     }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,31 @@ describe('a session host', () => {
     expect(existsSync(hostFile(dir, `${started.id}.secret`))).toBe(false);
     // The controller recorded the end: the host's own note of it is gone too.
     expect(existsSync(hostFile(dir, `${started.id}.exit`))).toBe(false);
+  });
+
+  it('shows a client that joins during a burst its screen, then every later byte once (output is gathered)', async () => {
+    // Output keeps coming, in bulk writes, until told to stop: the second client joins while it is gathered.
+    writeFileSync(
+      path.join(dir, 'lines.txt'),
+      Array.from({ length: 20_000 }, (_, i) => `line ${i}\n`).join(''),
+    );
+    const started = await host(
+      'n=0; while [ ! -e stop ]; do n=$((n+1)); echo "pass $n"; cat lines.txt; done',
+    );
+    const first = await started.connect({ control: 'if-free' });
+    const seenFirst = listen(first);
+    await waitFor('a burst under way', () => seenFirst.output().length > 256 * 1024);
+    const late = await started.connect({});
+    const seenLate = listen(late);
+    await waitFor('the late client reading', () => seenLate.output().length > 256 * 1024);
+    writeFileSync(path.join(dir, 'stop'), '');
+    for (const seen of [seenFirst, seenLate])
+      await waitFor('the exit', () => seen.frames.find((f) => f.type === 'exit'));
+    const total = first.welcome.outputAt + Buffer.byteLength(seenFirst.output());
+    expect(late.welcome.outputAt + Buffer.byteLength(seenLate.output())).toBe(total);
+    // What came after the welcome continues the first client's stream exactly where the screen stood.
+    const after = seenFirst.output().slice(late.welcome.outputAt - first.welcome.outputAt);
+    expect(seenLate.output()).toBe(after);
   });
 
   it('shows every client the output and takes keys from each; the controller hears what the others typed', async () => {

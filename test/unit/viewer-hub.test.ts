@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEventListener } from '../../src/core/events.js';
 import type { TerminalSession } from '../../src/drivers/terminal/terminal-session.js';
-import { INTERACTIVE_BYTES, VIEWER_BATCH_BYTES, ViewerHub } from '../../src/sessions/viewer-hub.js';
+import { BURST_MAX_BYTES, INTERACTIVE_BYTES } from '../../src/core/burst-gatherer.js';
+import { ViewerHub } from '../../src/sessions/viewer-hub.js';
+import { FakeClock } from '../support/fake-clock.js';
 import type { SizeInfo } from '../../src/sessions/viewer-sizes.js';
 
 function fakeTerminal() {
@@ -44,16 +46,16 @@ function sizedHub() {
     fake.terminal,
     ({ cols, rows }) => resizes.push(`${cols}x${rows}`),
     () => {},
+    new FakeClock(),
   );
   return { hub, resizes, typed: fake.typed };
 }
 
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('viewer hub', () => {
-  it('sends echoes and small output at once, even close together, and gathers a burst into few frames', async () => {
+  it('sends echoes and small output at once, even close together, and gathers a burst into few frames', () => {
     const { terminal, emit } = fakeTerminal();
-    const hub = new ViewerHub(terminal, noResize, () => {});
+    const clock = new FakeClock();
+    const hub = new ViewerHub(terminal, noResize, () => {}, clock);
     const a = viewer();
     const b = viewer();
     hub.add(a);
@@ -63,7 +65,7 @@ describe('viewer hub', () => {
     expect(a.frames).toEqual(['x', 'y']);
     const chunk = 'c'.repeat(1024);
     for (let i = 0; i < 200; i++) emit(chunk);
-    await tick(10);
+    clock.advance(10);
     expect(a.frames.join('')).toBe('xy' + chunk.repeat(200));
     // What fits INTERACTIVE_BYTES went at once, one frame per chunk; the rest of the burst in a few frames.
     expect(a.frames.length).toBeLessThan(2 + INTERACTIVE_BYTES / 1024 + 10);
@@ -72,12 +74,12 @@ describe('viewer hub', () => {
 
   it('flushes at 64 KiB without waiting, and before the exit', async () => {
     const { terminal, emit, exit } = fakeTerminal();
-    const hub = new ViewerHub(terminal, noResize, () => {});
+    const hub = new ViewerHub(terminal, noResize, () => {}, new FakeClock());
     const a = viewer();
     hub.add(a);
     emit('first');
-    emit('y'.repeat(VIEWER_BATCH_BYTES));
-    expect(a.frames.join('').length).toBe(5 + VIEWER_BATCH_BYTES);
+    emit('y'.repeat(BURST_MAX_BYTES));
+    expect(a.frames.join('').length).toBe(5 + BURST_MAX_BYTES);
     emit('last');
     exit();
     expect(a.frames.at(-1)).toBe('last');
@@ -87,7 +89,7 @@ describe('viewer hub', () => {
   it('lets go of the terminal when the last viewer leaves', () => {
     const { terminal } = fakeTerminal();
     let emptied = false;
-    const hub = new ViewerHub(terminal, noResize, () => (emptied = true));
+    const hub = new ViewerHub(terminal, noResize, () => (emptied = true), new FakeClock());
     const seat = hub.add(viewer());
     seat.leave();
     expect(emptied).toBe(true);

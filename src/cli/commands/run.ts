@@ -17,6 +17,7 @@ import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { AgentSpawnError } from '../../drivers/structured/agent-process.js';
 import { AgentStartError } from '../../drivers/structured/structured-driver.js';
 import { AgentSession, type HostedOptions } from '../../sessions/agent-session.js';
+import { discardPrewarmedHost } from '../../sessions/host/spawn-host.js';
 import { firstPromptOf } from '../../sessions/first-prompt.js';
 import { openStore, type Store } from '../../store/store.js';
 import { durationMs } from '../../config/duration.js';
@@ -83,6 +84,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
   const launch = await resolveOrExplain(spec, launchOptions, options.driver ?? defaultDriver(spec));
   if (launch.notice) process.stderr.write(`agent-bridge: ${launch.notice}\n`);
   const structured = launch.driver === 'structured';
+  if (structured) discardPrewarmedHost();
   if (structured && options.detach === true)
     throw new UsageError(
       '--detach: a session under the structured driver is a conversation in this terminal; use --driver terminal',

@@ -37,6 +37,7 @@ let logsDir: string | null = null;
 async function main(): Promise<void> {
   process.umask(0o077);
   const start = JSON.parse(await firstLine(channel)) as HostStart;
+  process.chdir(start.dataDir);
   logsDir = path.join(start.dataDir, 'logs');
   const paths = hostPaths(start.dataDir, start.session.id);
   prepareHostsDir(start.dataDir);

@@ -1,3 +1,4 @@
+import { BurstGatherer } from '../../core/burst-gatherer.js';
 import type { Clock } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
 import { ScreenModel } from '../../drivers/terminal/screen.js';
@@ -109,6 +110,8 @@ export class SessionHost {
   private controllerDone: () => void = () => undefined;
   private recordedByController = false;
   readonly screen: ScreenModel;
+  /** Output for the clients: a burst goes out in few large messages, an echo at once. */
+  private readonly burst: BurstGatherer;
 
   private constructor(
     readonly launch: HostLaunch,
@@ -116,6 +119,7 @@ export class SessionHost {
     private readonly clock: Clock,
   ) {
     this.screen = new ScreenModel({ cols: launch.cols, rows: launch.rows, clock });
+    this.burst = new BurstGatherer(clock, (data) => this.fanOut(data));
     pty.settleWith((ms) => this.screen.nextSettle(ms));
     this.recorder = launch.recording
       ? new AsciicastWriter(launch.session.recording!, launch.recording, clock, (error) =>
@@ -125,7 +129,7 @@ export class SessionHost {
     this.sizes = new SizeArbiter<Client>(
       { cols: launch.cols, rows: launch.rows },
       (size) => this.pty.resize(size.cols, size.rows),
-      (client, info) => client.peer.sendJson({ type: 'size', ...info }),
+      (client, info) => this.tell(client.peer, { type: 'size', ...info }),
     );
     pty.onResize(({ cols, rows }) => {
       this.screen.resize(cols, rows);
@@ -184,6 +188,8 @@ export class SessionHost {
     // it gets every byte after the screen it was shown, none twice.
     await this.screen.catchUp();
     if (!peer.open) return;
+    // Output gathered for the others is on the screen this client is shown: it goes out before it joins.
+    this.burst.flush();
     const control = this.controlFor(client, hello.control);
     // A controller sees everything, from the screen on.
     client.wantsOutput ||= control === 'granted';
@@ -192,7 +198,7 @@ export class SessionHost {
     this.clients.set(peer, client);
     this.sizes.add(client, !client.drives);
     if (hello.size) this.sizes.wants(client, hello.size);
-    peer.sendJson(welcome);
+    this.tell(peer, welcome);
     if (control === 'granted') this.grant(client, hello.linesAfter);
     if (first) {
       this.started = true;
@@ -213,7 +219,7 @@ export class SessionHost {
     this.pty.userInput(data);
     const controller = this.controller;
     if (controller && controller !== client)
-      controller.peer.sendJson({ type: 'typed', data: data.toString('utf8') });
+      this.tell(controller.peer, { type: 'typed', data: data.toString('utf8') });
   }
 
   /** Everything else a client asks, checked by the wire already. */
@@ -284,7 +290,7 @@ export class SessionHost {
 
   /** Somebody wrote on the hooks route without the token: the controller audits it. */
   hookRefused(event: string, reason: string): void {
-    this.controller?.peer.sendJson({ type: 'hookRefused', event, reason });
+    this.tellController({ type: 'hookRefused', event, reason });
   }
 
   /** A client's socket wrote out what it had buffered: output may flow again. */
@@ -356,8 +362,8 @@ export class SessionHost {
 
   /** `client` controls the session now: it gets the hooks waiting, and the lines it has not read. */
   private grant(client: Client, linesAfter: number | undefined): void {
-    this.hooks.controllerJoined((frame) => client.peer.sendJson(frame));
-    if (this.notice) client.peer.sendJson(this.notice);
+    this.hooks.controllerJoined((frame) => this.tell(client.peer, frame));
+    if (this.notice) this.tell(client.peer, this.notice);
     if (linesAfter !== undefined) this.sendLines(client, linesAfter);
   }
 
@@ -365,7 +371,7 @@ export class SessionHost {
   private sendLines(client: Client, after: number): void {
     const from = Math.max(after + 1, this.firstLine);
     const missed = this.lineBacklog.slice(from - this.firstLine);
-    if (missed.length > 0) client.peer.sendJson({ type: 'lines', first: from, lines: missed });
+    if (missed.length > 0) this.tell(client.peer, { type: 'lines', first: from, lines: missed });
   }
 
   /** No controller now: the first one waiting (serve) takes over, shown the screen as it is. */
@@ -378,8 +384,10 @@ export class SessionHost {
       if (!this.clients.has(next.peer) || this.controller) return;
       this.controller = next;
       const { cols, rows } = this.pty.size;
+      // Output gathered before is on the screen it is shown: it gets what comes after.
+      this.burst.flush();
       next.wantsOutput = true;
-      next.peer.sendJson({
+      this.tell(next.peer, {
         type: 'control',
         granted: true,
         screen: this.screen.serialize(),
@@ -406,7 +414,7 @@ export class SessionHost {
   }
 
   private reply(client: Client, req: number, fields: Record<string, unknown>, error?: string): void {
-    client.peer.sendJson({ type: 'reply', req, ok: !error, ...(error ? { error } : {}), ...fields });
+    this.tell(client.peer, { type: 'reply', req, ok: !error, ...(error ? { error } : {}), ...fields });
   }
 
   private output(chunk: Buffer): void {
@@ -417,14 +425,28 @@ export class SessionHost {
     }
     this.recorder?.output(chunk);
     this.screen.feed(chunk);
+    this.burst.push(chunk);
+  }
+
+  private fanOut(data: Buffer): void {
     for (const client of this.clients.values()) {
       if (!client.wantsOutput) continue;
-      client.peer.sendOutput(chunk);
+      client.peer.sendOutput(data);
       if (!this.paused && client.peer.backlog > HIGH_WATER_BYTES) {
         this.paused = true;
         this.pty.pause();
       }
     }
+  }
+
+  /** A frame to one client, after the output gathered before it (a screen or an exit never overtakes it). */
+  private tell(peer: Peer, frame: HostFrame): void {
+    this.burst.flush();
+    peer.sendJson(frame);
+  }
+
+  private tellController(frame: HostFrame): void {
+    if (this.controller) this.tell(this.controller.peer, frame);
   }
 
   /** A prompt answered through its hook: a later controller asks whether it went out (`injected`). */
@@ -450,7 +472,7 @@ export class SessionHost {
       this.lineBacklog.splice(0, over);
       this.firstLine += over;
     }
-    this.controller?.peer.sendJson({ type: 'lines', first, lines });
+    this.tellController({ type: 'lines', first, lines });
   }
 
   private lastLineNumber(): number {
@@ -460,7 +482,7 @@ export class SessionHost {
   /** Said to the controller now, and to each later one (a notice must not depend on who was there). */
   private storageFailed(what: string, reason: string): void {
     this.notice = { type: 'notice', what, reason };
-    this.controller?.peer.sendJson(this.notice);
+    this.tellController(this.notice);
   }
 
   /** The agent ended: the last output is out (the PTY was drained), the recording closed, then everyone told. */
@@ -484,7 +506,7 @@ export class SessionHost {
         this.controllerDone = resolve;
         if (!this.controller) resolve();
       });
-      for (const client of this.clients.values()) client.peer.sendJson({ type: 'exit', report });
+      for (const client of this.clients.values()) this.tell(client.peer, { type: 'exit', report });
       const linger = this.clock.after(LINGER_MS, () => this.controllerDone());
       await recorded;
       linger.cancel();
