@@ -1,9 +1,10 @@
 /**
- * idle-cpu: the CPU time agent-bridge spends doing nothing. `run` (an agent that sleeps) and `serve` (no
- * config, no terminal, the web UI on) with nothing happening; and `run` idle while another process writes into
- * the store 50 times a second (text typed for another session), on an empty data folder and on one with
- * history (100k past inputs): learning of commits must cost the same with a long history. CPU is every
- * thread of the process, from /proc/<pid>/task/<tid>/schedstat (nanoseconds), after a settle period.
+ * idle-cpu: the CPU time agent-bridge spends doing nothing. `run` (an agent that sleeps, in its session host)
+ * and `serve` (no config, no terminal, the web UI on) with nothing happening; and `run` idle while another
+ * process writes into the store 50 times a second (text typed for another session), on an empty data folder
+ * and on one with history (100k past inputs): learning of commits must cost the same with a long history. CPU
+ * is every thread of the process and of its session host, from /proc/<pid>/task/<tid>/schedstat
+ * (nanoseconds), after a settle period.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -41,6 +42,29 @@ function cpuMs(pid: number): number {
   }
   return ns / 1e6;
 }
+
+/** `pid` and the session hosts it started (its children running host-main): an idle session costs both. */
+function withSessionHosts(pid: number): number[] {
+  const hosts: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let children: string[] = [];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/);
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    for (const child of children.filter(Boolean).map(Number)) {
+      try {
+        if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('host-main')) hosts.push(child);
+      } catch {
+        // it ended meanwhile
+      }
+    }
+  }
+  return [pid, ...hosts];
+}
+
+const totalCpuMs = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
 
 interface Scenario {
   name: string;
@@ -110,10 +134,13 @@ async function measureOnce(ctx: BenchContext, scenario: Scenario, history: strin
     if (scenario.writer) stopWriter = await writer(ctx.root, home);
     await sleep(500);
     const window = ctx.quick ? WINDOW_MS.quick : WINDOW_MS.full;
-    const before = cpuMs(child.pid!);
+    const pids = withSessionHosts(child.pid!);
+    if (scenario.command === 'run' && pids.length < 2)
+      throw new Error('run has no session host to measure (the agent runs in one)');
+    const before = totalCpuMs(pids);
     const started = performance.now();
     await sleep(window);
-    const used = cpuMs(child.pid!) - before;
+    const used = totalCpuMs(pids) - before;
     return used / ((performance.now() - started) / 1000);
   } finally {
     stopWriter();
@@ -135,7 +162,7 @@ async function run(ctx: BenchContext): Promise<Result> {
     measurements: [],
     ratios: [],
     notes: [
-      'CPU = every thread of the agent-bridge process (/proc/<pid>/task/*/schedstat), per second of wall time, ' +
+      'CPU = every thread of the agent-bridge process and, for run, of its session host (/proc/<pid>/task/*/schedstat), per second of wall time, ' +
         `after ${SETTLE_MS.idle / 1000} s to settle (${SETTLE_MS.writing / 1000} s with a writer: V8's memory reducer ` +
         'runs once ~8 s after start); the agent is `sleep`; serve has no config and no terminal',
       `the writer is another process committing ${WRITES_PER_S} inputs a second for another session`,

@@ -44,20 +44,81 @@ const ESCAPES: Array<Buffer | undefined> = Array.from({ length: 0x60 }, (_, byte
   return Buffer.from(short[byte] ?? `\\u00${HEX[byte >> 4]}${HEX[byte & 15]}`);
 });
 
-/** Valid UTF-8 with `"`, `\` and controls escaped, in one pass into room for the worst case (6 bytes each). */
+/** 1 for the bytes JSON takes as they are; 0 for `"`, `\` and the controls. */
+const VERBATIM = Uint8Array.from({ length: 256 }, (_, byte) =>
+  byte < 0x20 || byte === 0x22 || byte === 0x5c ? 0 : 1,
+);
+/** A run of verbatim bytes this long is copied natively; shorter ones byte by byte (a call costs more). */
+const NATIVE_COPY_BYTES = 48;
+/** Below this, looking at four bytes at a time costs more than it saves. */
+const WORDS_FROM_BYTES = 64;
+
+/**
+ * Valid UTF-8 with `"`, `\` and controls escaped. Bytes that need nothing are only looked at, four at a time
+ * (a chunk without any, plain text without line ends, is returned as it is), and long runs between escapes are
+ * copied natively, into room for the worst case (6 bytes each).
+ */
 function escapeValid(bytes: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(bytes.length * 6);
-  let at = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    if (byte >= 0x20 && byte !== 0x22 && byte !== 0x5c) {
-      out[at++] = byte;
-      continue;
-    }
-    const escape = ESCAPES[byte]!;
+  const length = bytes.length;
+  const next = length < WORDS_FROM_BYTES ? nextByByte(bytes) : nextByWord(bytes);
+  let i = next(0);
+  if (i === length) return bytes;
+  const out = Buffer.allocUnsafe(length * 6);
+  let at = bytes.copy(out, 0, 0, i);
+  while (i < length) {
+    const escape = ESCAPES[bytes[i]!]!;
     for (let k = 0; k < escape.length; k++) out[at++] = escape[k]!;
+    const start = ++i;
+    i = next(start);
+    if (i - start > NATIVE_COPY_BYTES) at += bytes.copy(out, at, start, i);
+    else for (let k = start; k < i; k++) out[at++] = bytes[k]!;
   }
   return out.subarray(0, at);
+}
+
+/** The index of the next byte to escape from `from` on, or the length: one byte at a time. */
+function nextByByte(bytes: Buffer): (from: number) => number {
+  return (from) => {
+    let i = from;
+    while (i < bytes.length && VERBATIM[bytes[i]!] === 1) i++;
+    return i;
+  };
+}
+
+/**
+ * The same, four bytes at a time over the aligned middle of the chunk: a word holds a byte to escape if one of
+ * its bytes is below 0x20 or equals 0x22 or 0x5c (the classic "has a byte less than / equal to" bit tricks,
+ * exact as to whether one does); only such a word is then looked at byte by byte.
+ */
+function nextByWord(bytes: Buffer): (from: number) => number {
+  const length = bytes.length;
+  const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset + head, (length - head) >> 2);
+  const tail = head + words.length * 4;
+  const scan = (from: number, to: number) => {
+    let i = from;
+    while (i < to && VERBATIM[bytes[i]!] === 1) i++;
+    return i;
+  };
+  return (from) => {
+    let i = from;
+    if (i < tail) {
+      // The bytes before the first whole word from `from` on, one by one.
+      const wordStart = i < head ? head : head + Math.ceil((i - head) / 4) * 4;
+      i = scan(i, wordStart);
+      if (i < wordStart) return i;
+      for (let w = (wordStart - head) >> 2; w < words.length; w++) {
+        const x = words[w]!;
+        const quote = x ^ 0x22222222;
+        const slash = x ^ 0x5c5c5c5c;
+        const flags =
+          ((x - 0x20202020) & ~x) | ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
+        if ((flags & 0x80808080) !== 0) return scan(head + w * 4, head + w * 4 + 4);
+      }
+      i = tail;
+    }
+    return scan(i, length);
+  };
 }
 
 /**

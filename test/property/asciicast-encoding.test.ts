@@ -36,4 +36,27 @@ describe('asciicast output encoding', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('escapes long valid text exactly, wherever its chunks start and end in memory (four bytes at a time)', () => {
+    // Valid UTF-8 only, in chunks long enough to be looked at a word at a time, at every alignment.
+    const text = fc.array(
+      fc.oneof(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.constantFrom('\x1b[31m', '"', '\\', '\r\n', '\x00\x7f', '█─│', 'a'.repeat(70), '\\"\x1f'),
+      ),
+      { minLength: 1, maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(text, fc.nat({ max: 7 }), (parts, offset) => {
+        const stream = Buffer.from(parts.join(''), 'utf8');
+        // The same bytes at `offset` in a larger buffer: the chunk's words start at another alignment.
+        const shifted = Buffer.alloc(stream.length + offset);
+        stream.copy(shifted, offset);
+        const encoder = new JsonOutputEncoder();
+        const body = Buffer.concat([encoder.write(shifted.subarray(offset)), encoder.end()]);
+        expect(body.toString('utf8')).toBe(JSON.stringify(stream.toString('utf8')).slice(1, -1));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
