@@ -17,7 +17,6 @@ import type { RateLimiter, RateRequest } from '../core/rate-limit.js';
 import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { Daemon, DaemonOptions, DaemonSettings } from '../sessions/daemon/daemon.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
 import type { RemoteSessions } from '../sessions/remote-sessions.js';
@@ -113,7 +112,6 @@ export interface ClusterParts {
   watchStore: Store;
   daemon: Daemon;
   live: LiveSessions;
-  hooks: HookReceiver;
   settings: () => DaemonSettings;
   /** The channels this serve hosts (a hub serves its nodes' sessions on all of them). */
   channels: string[];
@@ -192,7 +190,7 @@ function starter(parts: ClusterParts): SessionsWebBackend {
     watchStore: parts.watchStore,
     clock: systemClock,
     live: parts.live,
-    hooks: parts.hooks,
+    hooks: true,
     version: parts.version,
     cwd: process.cwd(),
     approveFrom: [HUB_CHANNEL],

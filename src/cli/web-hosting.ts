@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startWebServer } from '../channels/web/web-server.js';
 import type { Clock } from '../core/clock.js';
-import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
 import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { SessionsWebBackend } from '../sessions/web-backend.js';
@@ -50,7 +49,8 @@ export async function startWeb(
     watchStore: Store;
     clock: Clock;
     live: LiveSessions;
-    hooks?: HookReceiver;
+    /** Sessions started from the page get Claude Code's hooks. */
+    hooks?: boolean;
     version: string;
     log: (line: string) => void;
     /** A cluster hub: its nodes' sessions started and stopped from the page. */
@@ -79,7 +79,7 @@ export async function startWeb(
     watchStore: context.watchStore,
     clock: context.clock,
     live: context.live,
-    ...(context.hooks ? { hooks: context.hooks } : {}),
+    ...(context.hooks ? { hooks: true } : {}),
     version: context.version,
     cwd: process.cwd(),
     ...(context.remote ? { remote: context.remote } : {}),

@@ -16,7 +16,6 @@ import type {
   WebSession,
 } from '../channels/web/backend.js';
 import type { Clock } from '../core/clock.js';
-import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import { recordingsDir } from '../store/paths.js';
 import { listRecordings } from '../store/recordings.js';
 import type { SessionRecord } from '../store/session-store.js';
@@ -45,7 +44,8 @@ export interface WebBackendOptions {
   watchStore: Store;
   clock: Clock;
   live: LiveSessions;
-  hooks?: HookReceiver;
+  /** Sessions started here get Claude Code's hooks (they post to each session's host, which relays them). */
+  hooks?: boolean;
   version: string;
   cwd: string;
   /** Channels that hear what sessions started here say (a cluster node: `hub`); default none. */

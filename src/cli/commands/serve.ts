@@ -108,13 +108,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       watchStore: relayStore,
       clock: systemClock,
       live,
-      hooks,
+      hooks: true,
       version: packageVersion(),
       log,
       ...cluster?.webOptions(),
     }).catch(closeAllThen(closeAll));
   }
-  const parts = { store, watchStore: relayStore, daemon, live, hooks, channels: hosted, log };
+  const parts = { store, watchStore: relayStore, daemon, live, channels: hosted, log };
   await cluster?.start({ ...parts, settings: () => settings }).catch(closeAllThen(closeAll));
   process.stderr.write(
     serveBanner({
