@@ -9,7 +9,10 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type * as ClockModule from '../src/core/clock.js';
+import type * as LiveModule from '../src/sessions/live-sessions.js';
 import type * as BackendModule from '../src/sessions/web-backend.js';
+import type * as StoreModule from '../src/store/store.js';
 import { copyFolder, historyFolder } from './history.js';
 import { importDist } from './support.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
@@ -63,11 +66,30 @@ async function apiRecordings(root: string, home: string): Promise<Timed> {
   process.env.AGENT_BRIDGE_HOME = home;
   try {
     const { SessionsWebBackend } = await importDist<typeof BackendModule>(root, 'sessions/web-backend.js');
-    const list = SessionsWebBackend.prototype.recordings;
-    const started = performance.now();
-    const page = await list.call({});
-    if (page.length === 0) throw new Error('GET /api/recordings listed nothing');
-    return { ms: performance.now() - started, rssKb: 0 };
+    const { openStore } = await importDist<typeof StoreModule>(root, 'store/store.js');
+    const { LiveSessions } = await importDist<typeof LiveModule>(root, 'sessions/live-sessions.js');
+    const { systemClock } = await importDist<typeof ClockModule>(root, 'core/clock.js');
+    const store = openStore({ dir: home });
+    const watchStore = openStore({ dir: home });
+    // The backend as serve makes it: the page's recordings name their sessions from the store.
+    const backend = new SessionsWebBackend({
+      store,
+      watchStore,
+      clock: systemClock,
+      live: new LiveSessions(),
+      version: '0',
+      cwd: home,
+    });
+    try {
+      const started = performance.now();
+      const page = await backend.recordings();
+      if (page.length === 0) throw new Error('GET /api/recordings listed nothing');
+      return { ms: performance.now() - started, rssKb: 0 };
+    } finally {
+      backend.close();
+      store.close();
+      watchStore.close();
+    }
   } finally {
     if (previous === undefined) delete process.env.AGENT_BRIDGE_HOME;
     else process.env.AGENT_BRIDGE_HOME = previous;

@@ -245,6 +245,18 @@ describe('raising each prompt once', () => {
     expect(prompts().map((p) => p.excerpt)).toEqual([expect.stringContaining('Ship it?')]);
   });
 
+  it('raises a question the program asks right after an Enter at once, without waiting out the echo', () => {
+    const { detector, prompts } = run('$ ');
+    detector.typed('./deploy.sh\r');
+    // Before the program wrote anything the screen is still the line as typed: held.
+    detector.onSettled(screen('$ ./deploy.sh'));
+    expect(prompts()).toHaveLength(0);
+    // Its answer arrived: no hold left, the question is raised as the screen settles.
+    detector.onOutput();
+    detector.onSettled(screen('$ ./deploy.sh\nShip it? (y/n) '));
+    expect(prompts().map((p) => p.excerpt)).toEqual([expect.stringContaining('Ship it?')]);
+  });
+
   it('raises nothing while an answer is typed into its dialog, then reads the screen it left', () => {
     const { clock, detector, signals, prompts } = run('Pick one:\n❯ 1. Red\n  2. Other\nEnter choice: ');
     const first = prompts()[0]!;

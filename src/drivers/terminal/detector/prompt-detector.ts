@@ -52,6 +52,12 @@ export class PromptDetector {
   private suppressUntil = 0;
   /** Until when a person is taken to be editing a line (no Enter yet): see LINE_EDIT_HOLD_MS. */
   private editingUntil = 0;
+  /**
+   * A person pressed Enter: the screen shows their line until the program answers it. Held at most
+   * ECHO_SUPPRESSION_MS, and no longer once output came after it (the program's answer: a question it asks
+   * right away is raised at once).
+   */
+  private entered: { until: number; output: number } | null = null;
   /** An answer is being typed: its dialog changes as keys land (a text field opens), which asks nothing new. */
   private typing = false;
   private idle: boolean | null = null;
@@ -80,7 +86,8 @@ export class PromptDetector {
     this.cancelTimers();
     if (this.typing) return;
     const now = this.options.clock.now();
-    const until = Math.max(this.suppressUntil, this.editingUntil);
+    const entered = this.entered && this.output === this.entered.output ? this.entered.until : 0;
+    const until = Math.max(this.suppressUntil, this.editingUntil, entered);
     if (now < until) {
       this.later(until - now, () => this.lastScreen && this.onSettled(this.lastScreen));
       return;
@@ -132,7 +139,7 @@ export class PromptDetector {
     const now = this.options.clock.now();
     const entered = /[\r\n]/.test(keys.toString());
     this.editingUntil = entered ? 0 : now + LINE_EDIT_HOLD_MS;
-    this.suppressUntil = Math.max(this.suppressUntil, now + ECHO_SUPPRESSION_MS);
+    this.entered = entered ? { until: now + ECHO_SUPPRESSION_MS, output: this.output } : null;
   }
 
   /**
