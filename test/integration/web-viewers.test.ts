@@ -33,6 +33,8 @@ describe('several viewers of one terminal', () => {
     desktop.send({ type: 'resize', cols: 160, rows: 45 });
     await waitFor('the desktop drives', () => lastSize(desktop)?.cols === 160);
     expect(lastSize(desktop)).toEqual({ type: 'size', cols: 160, rows: 45, driving: true });
+    // The viewer is told at once; the terminal takes the size in its session host, a round trip later.
+    await waitFor('the terminal at the desktop size', () => ptySize(id).cols === 160);
     expect(ptySize(id)).toEqual({ cols: 160, rows: 45 });
 
     const phone = world.terminal(id);
