@@ -8,7 +8,15 @@ import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import type { ClusterNode } from '../../src/cluster/cluster-node.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
-import { machine, nodeSession, startHub, startNode, type Machine } from '../support/cluster-world.js';
+import {
+  endHubAndAlpha,
+  machine,
+  nodeSession,
+  startHub,
+  startHubAndAlpha,
+  startNode,
+  type Machine,
+} from '../support/cluster-world.js';
 import { NATS_SERVER, NO_NATS, startNats, type NatsWorld } from '../support/nats-server.js';
 import { openPrompt, permissionPrompt } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
@@ -20,21 +28,11 @@ let hub: ClusterHub | null;
 let alpha: ClusterNode | null;
 
 beforeEach(async () => {
-  if (!NATS_SERVER) return;
-  nats = await startNats({ nodes: ['alpha', 'beta'] });
-  hubMachine = machine('hub');
-  alphaMachine = machine('alpha');
-  hub = await startHub(nats, hubMachine);
-  alpha = await startNode(nats, 'alpha', alphaMachine);
+  if (NATS_SERVER) ({ nats, hubMachine, alphaMachine, hub, alpha } = await startHubAndAlpha());
 });
 
 afterEach(async () => {
-  if (!NATS_SERVER) return;
-  await alpha?.stop();
-  await hub?.stop();
-  hubMachine.close();
-  alphaMachine.close();
-  await nats.close();
+  if (NATS_SERVER) await endHubAndAlpha({ nats, hubMachine, alphaMachine, hub, alpha });
 });
 
 const mirrored = (id: string) => hubMachine.store.sessions.get(id);

@@ -8,7 +8,7 @@ import type { ClusterHub } from '../../src/cluster/cluster-hub.js';
 import type { ClusterNode } from '../../src/cluster/cluster-node.js';
 import { newUserKey } from '../../src/cluster/server-config.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
-import { machine, nodeSession, startHub, startNode, type Machine } from '../support/cluster-world.js';
+import { endHubAndAlpha, nodeSession, startHubAndAlpha, type Machine } from '../support/cluster-world.js';
 import { NATS_SERVER, NO_NATS, startNats, type NatsWorld } from '../support/nats-server.js';
 import { openPrompt, permissionPrompt } from '../support/temp-store.js';
 import { waitFor } from '../support/wait.js';
@@ -28,22 +28,13 @@ let alpha: ClusterNode;
 const connections: NatsConnection[] = [];
 
 beforeEach(async () => {
-  if (!NATS_SERVER) return;
-  nats = await startNats({ nodes: ['alpha', 'beta'] });
-  hubMachine = machine('hub');
-  alphaMachine = machine('alpha');
-  hub = await startHub(nats, hubMachine);
-  alpha = await startNode(nats, 'alpha', alphaMachine);
+  if (NATS_SERVER) ({ nats, hubMachine, alphaMachine, hub, alpha } = await startHubAndAlpha());
 });
 
 afterEach(async () => {
   if (!NATS_SERVER) return;
   await Promise.all(connections.splice(0).map((c) => c.close().catch(() => undefined)));
-  await alpha.stop();
-  await hub.stop();
-  hubMachine.close();
-  alphaMachine.close();
-  await nats.close();
+  await endHubAndAlpha({ nats, hubMachine, alphaMachine, hub, alpha });
 });
 
 /** A raw client with a machine's key, as an attacker holding it would connect. */

@@ -9,7 +9,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { ownProcessRef } from '../../src/drivers/terminal/process-tree.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import type { NatsWorld } from './nats-server.js';
+import { startNats, type NatsWorld } from './nats-server.js';
 
 /** A machine's data folder: its store as its sessions write it, and the cluster's own connection to it. */
 export interface Machine {
@@ -93,4 +93,33 @@ export function nodeSession(node: Machine, label = 'api'): string {
     owner: ownProcessRef(),
   });
   return id;
+}
+
+/** nats-server, a hub and node alpha, each machine with a data folder of its own: where most cluster tests start. */
+export interface HubAndAlpha {
+  nats: NatsWorld;
+  hubMachine: Machine;
+  alphaMachine: Machine;
+  hub: ClusterHub;
+  alpha: ClusterNode;
+}
+
+export async function startHubAndAlpha(): Promise<HubAndAlpha> {
+  const nats = await startNats({ nodes: ['alpha', 'beta'] });
+  const hubMachine = machine('hub');
+  const alphaMachine = machine('alpha');
+  const hub = await startHub(nats, hubMachine);
+  const alpha = await startNode(nats, 'alpha', alphaMachine);
+  return { nats, hubMachine, alphaMachine, hub, alpha };
+}
+
+/** Ends what a test left running (a test may have stopped the hub or alpha itself: null), node first. */
+export async function endHubAndAlpha(
+  world: Omit<HubAndAlpha, 'hub' | 'alpha'> & { hub: ClusterHub | null; alpha: ClusterNode | null },
+): Promise<void> {
+  await world.alpha?.stop();
+  await world.hub?.stop();
+  world.hubMachine.close();
+  world.alphaMachine.close();
+  await world.nats.close();
 }
