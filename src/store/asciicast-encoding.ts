@@ -76,13 +76,16 @@ function escapeValid(bytes: Buffer): Buffer {
   return out.subarray(0, at);
 }
 
+/** The index of the first byte to escape in `bytes[from..to)`, or `to`: one byte at a time. */
+function scanVerbatim(bytes: Buffer, from: number, to: number): number {
+  let i = from;
+  while (i < to && VERBATIM[bytes[i]!] === 1) i++;
+  return i;
+}
+
 /** The index of the next byte to escape from `from` on, or the length: one byte at a time. */
 function nextByByte(bytes: Buffer): (from: number) => number {
-  return (from) => {
-    let i = from;
-    while (i < bytes.length && VERBATIM[bytes[i]!] === 1) i++;
-    return i;
-  };
+  return (from) => scanVerbatim(bytes, from, bytes.length);
 }
 
 /**
@@ -95,11 +98,7 @@ function nextByWord(bytes: Buffer): (from: number) => number {
   const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
   const words = new Int32Array(bytes.buffer, bytes.byteOffset + head, (length - head) >> 2);
   const tail = head + words.length * 4;
-  const scan = (from: number, to: number) => {
-    let i = from;
-    while (i < to && VERBATIM[bytes[i]!] === 1) i++;
-    return i;
-  };
+  const scan = (from: number, to: number) => scanVerbatim(bytes, from, to);
   return (from) => {
     let i = from;
     if (i < tail) {

@@ -207,8 +207,7 @@ export class TerminalSession implements AgentDriver {
    * id) types it at most once, even when asked again after a crash. Returns the keys typed (empty for `cancel`).
    */
   async answer(
-    prompt: Pick<DetectedPrompt, 'key' | 'safeDefault'> &
-      Partial<Pick<DetectedPrompt, 'kind' | 'choices' | 'dialog'>>,
+    prompt: Pick<DetectedPrompt, 'key'> & RaisedPrompt,
     action: ReplyAction,
     _decidedBy?: string,
     once?: string,
@@ -383,12 +382,16 @@ export class TerminalSession implements AgentDriver {
   }
 }
 
+/** What an answer knows of the prompt as it was raised: its safe default, and its kind, choices and dialog if kept. */
+type RaisedPrompt = Pick<DetectedPrompt, 'safeDefault'> &
+  Partial<Pick<DetectedPrompt, 'kind' | 'choices' | 'dialog'>>;
+
 /**
  * The prompt to work the keys out from: the one raised (the same prompt: its key names its kind, question and
  * choices), in the state its dialog is drawn in now (the highlight may have moved, boxes been ticked).
  */
 function asShownNow(
-  raised: Pick<DetectedPrompt, 'safeDefault'> & Partial<Pick<DetectedPrompt, 'kind' | 'choices' | 'dialog'>>,
+  raised: RaisedPrompt,
   shown: DetectedPrompt | null,
 ): Pick<DetectedPrompt, 'kind' | 'choices' | 'safeDefault' | 'dialog'> {
   const kind = raised.kind ?? shown?.kind ?? 'unknown';

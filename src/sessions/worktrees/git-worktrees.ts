@@ -41,15 +41,17 @@ interface RepoLayout {
   root: string;
 }
 
-/** Git worktrees of one repository: one isolated checkout (and branch) per chat thread. */
-/** The git writes queued per repository folder (see GitWorktrees.serialized). */
+/**
+ * The git writes queued per repository folder (see GitWorktrees.serialized): git's worktree admin files and
+ * .git/info/exclude are not safe for concurrent writers.
+ */
 const writesByRepo = new Map<string, Promise<void>>();
 
+/** Git worktrees of one repository: one isolated checkout (and branch) per chat thread. */
 export class GitWorktrees {
   private readonly repoDir: string;
   private readonly rootOption: string | undefined;
   private layoutPromise: Promise<RepoLayout> | undefined;
-  /** git's worktree admin files and .git/info/exclude are not safe for concurrent writers. */
 
   constructor(repoDir: string, options: { root?: string } = {}) {
     this.repoDir = resolve(repoDir);
