@@ -5,9 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordMessage } from '../fakes/discord/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
-import { cliJson, CliUnderPty } from '../support/cli-under-pty.js';
+import { auditEntries, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
 import {
-  auditEntries,
   buttonId,
   buttonsOf,
   CHANNEL,

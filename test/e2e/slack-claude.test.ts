@@ -5,8 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackMessage } from '../fakes/slack/server.js';
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
-import { cliJson, CliUnderPty } from '../support/cli-under-pty.js';
-import { auditEntries } from '../support/discord-setup.js';
+import { auditEntries, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
 import {
   buttonId,
   buttonsOf,

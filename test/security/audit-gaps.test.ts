@@ -2,8 +2,8 @@ import { appendFileSync, readdirSync, readFileSync, rmSync, truncateSync, writeF
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HookReceiver, type UnauthorizedHook } from '../../src/drivers/hooks/hook-receiver.js';
-import { cli } from '../support/cli-under-pty.js';
-import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { auditEntries, cli } from '../support/cli-under-pty.js';
+import { ScriptWorld } from '../support/script-session.js';
 
 // Issue 12, item 13: cutting the tail of audit.log or deleting it was reported intact; a partial last line
 // (a crash mid-write) made `run` and `approvals answer` fail with a raw JSON error; malformed and oversized

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli, cliJson } from '../support/cli-under-pty.js';
-import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { auditEntries, cli, cliJson } from '../support/cli-under-pty.js';
+import { ScriptWorld } from '../support/script-session.js';
 import { sessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 

@@ -10,8 +10,8 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli } from '../support/cli-under-pty.js';
-import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { auditEntries, cli } from '../support/cli-under-pty.js';
+import { ScriptWorld } from '../support/script-session.js';
 import { TinyDisk } from '../support/tiny-disk.js';
 import { waitFor } from '../support/wait.js';
 

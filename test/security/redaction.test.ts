@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventsFromHook } from '../../src/drivers/hooks/claude-hook-events.js';
 import { OutputExtractor } from '../../src/drivers/terminal/output-extractor.js';
 import { ScreenModel } from '../../src/drivers/terminal/screen.js';
-import { cli } from '../support/cli-under-pty.js';
+import { auditEntries, cli } from '../support/cli-under-pty.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { auditEntries, everythingStored, ScriptWorld } from '../support/script-session.js';
+import { everythingStored, ScriptWorld } from '../support/script-session.js';
 import { tempStore, type TempStore } from '../support/temp-store.js';
 
 // Issue 12, item 12: tokens that wrap across screen rows were only partly redacted (a 109-character sk-ant-

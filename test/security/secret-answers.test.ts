@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli, cliJson } from '../support/cli-under-pty.js';
-import { auditEntries, everythingStored, ScriptWorld, type ListedPrompt } from '../support/script-session.js';
+import { auditEntries, cli, cliJson } from '../support/cli-under-pty.js';
+import { everythingStored, ScriptWorld, type ListedPrompt } from '../support/script-session.js';
 
 // Issue 12, item 12: an answer to a password-like prompt is never stored; the audit says [secret, N characters].
 

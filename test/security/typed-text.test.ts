@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli, cliJson } from '../support/cli-under-pty.js';
-import { auditEntries, ScriptWorld } from '../support/script-session.js';
+import { auditEntries, cli, cliJson } from '../support/cli-under-pty.js';
+import { ScriptWorld } from '../support/script-session.js';
 import { waitFor } from '../support/wait.js';
 
 // Issue 12, item 6: while a prompt is open, text sent to the session is never typed into it.

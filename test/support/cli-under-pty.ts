@@ -103,6 +103,26 @@ export async function cli(
   }
 }
 
+/** One audit-log entry as `agent-bridge logs --json` prints it. */
+export interface AuditEntry {
+  event: string;
+  seq: number;
+  prompt_id?: string;
+  reason?: string;
+  decided_by?: string;
+  [field: string]: unknown;
+}
+
+/** The audit log of the data folder `env` names, as `agent-bridge logs --json` prints it: one entry a line. */
+export async function auditEntries(env: Record<string, string>, lines = 500): Promise<AuditEntry[]> {
+  const result = await cli(['logs', '-n', String(lines), '--json'], env);
+  if (result.code !== 0) throw new Error(`agent-bridge logs failed: ${result.stderr}`);
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AuditEntry);
+}
+
 export async function cliJson<T>(args: string[], env: Record<string, string>): Promise<T> {
   const result = await cli([...args, '--json'], env);
   if (result.code !== 0) throw new Error(`agent-bridge ${args.join(' ')} failed: ${result.stderr}`);

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cli } from './cli-under-pty.js';
+import { auditEntries, type AuditEntry } from './cli-under-pty.js';
 import { ServeProcess } from './serve-process.js';
 import { waitFor } from './wait.js';
 
@@ -68,30 +68,13 @@ export class ServeMachine {
 
   /** Its audit log, as `agent-bridge logs --json` prints it. */
   audit(): Promise<AuditEntry[]> {
-    return auditOf(this.processEnv);
+    return auditEntries(this.processEnv);
   }
 
   async remove(): Promise<void> {
     await this.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
-}
-
-export interface AuditEntry {
-  event: string;
-  prompt_id?: string;
-  reason?: string;
-  decided_by?: string;
-}
-
-/** The audit log of the data folder `env` names, as `agent-bridge logs --json` prints it. */
-export async function auditOf(env: Record<string, string>): Promise<AuditEntry[]> {
-  const { stdout } = await cli(['logs', '-n', '500', '--json'], env);
-  return stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as AuditEntry);
 }
 
 /** The `cluster:` section of a node's config. */

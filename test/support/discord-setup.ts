@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FakeDiscord, FakeDiscordMessage, Json } from '../fakes/discord/server.js';
-import { cli } from './cli-under-pty.js';
 
 /** Snowflakes: the owner (allowed), a stranger (not allowed) and the channel mapped to the repository. */
 export const OWNER = '1400000000000000042';
@@ -69,19 +68,4 @@ export function buttonId(message: FakeDiscordMessage, label: string): string {
 /** A bot message that only the person who pressed sees (an ephemeral interaction reply). */
 export function ephemeralReplies(fake: FakeDiscord): FakeDiscordMessage[] {
   return fake.messages.filter((m) => m.fromBot && ((m.flags ?? 0) & 64) !== 0);
-}
-
-export interface LogEntry {
-  event: string;
-  [key: string]: unknown;
-}
-
-/** `agent-bridge logs --json`: the audit log, one object per entry. */
-export async function auditEntries(env: Record<string, string>): Promise<LogEntry[]> {
-  const { stdout } = await cli(['logs', '-n', '500', '--json'], env);
-  return stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as LogEntry);
 }

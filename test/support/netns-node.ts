@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CLI } from './cli-under-pty.js';
-import { auditOf, type AuditEntry } from './cluster-serve.js';
+import { auditEntries, CLI, type AuditEntry } from './cli-under-pty.js';
 import { endSessionHosts } from './session-hosts.js';
 import { waitFor } from './wait.js';
 
@@ -120,7 +119,7 @@ export class NetnsNode {
 
   /** Its audit log, as `agent-bridge logs --json` prints it. */
   audit(): Promise<AuditEntry[]> {
-    return auditOf(this.processEnv);
+    return auditEntries(this.processEnv);
   }
 
   /** Stops serve (SIGTERM to the relay, which passes it on), kills what is left of its group, its session hosts. */

@@ -71,20 +71,6 @@ export class ScriptWorld {
   }
 }
 
-/** The audit log as `agent-bridge logs --json` prints it: one JSON object per line. */
-export async function auditEntries(
-  env: Record<string, string>,
-  lines = 500,
-): Promise<Array<{ event: string; seq: number; [field: string]: unknown }>> {
-  const { cli } = await import('./cli-under-pty.js');
-  const result = await cli(['logs', '-n', String(lines), '--json'], env);
-  if (result.code !== 0) throw new Error(`agent-bridge logs failed: ${result.stderr}`);
-  return result.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { event: string; seq: number });
-}
-
 /**
  * Every byte agent-bridge keeps under its home: the database (and its WAL), the audit log, and recordings
  * unless `recordings` is false (they are the raw terminal, private to the user, never redacted).
