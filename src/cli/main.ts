@@ -139,7 +139,8 @@ function addRunCommand(program: Command): void {
     )
     .action(async (agent: string, args: string[], options: RunOptions) => {
       // The session host starts loading now, beside this process loading the rest of itself.
-      if (options.driver !== 'structured') (await import('../sessions/host/spawn-host.js')).prewarmHost();
+      if (options.driver !== 'structured')
+        (await import('../sessions/host/spawn-host.js')).prewarmHost(options.detach !== true);
       const { runCommand } = await import('./commands/run.js');
       process.exitCode = await runCommand(agent, args, options);
     });

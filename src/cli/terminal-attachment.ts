@@ -36,7 +36,9 @@ export async function attachTerminal(
   const out = host.output;
   let end!: (how: AttachmentEnd) => void;
   const ended = new Promise<AttachmentEnd>((resolve) => (end = resolve));
-  const unsubscribe = relayOutput(terminal, out);
+  // The session host writes to this terminal itself where it was started with it; else the output comes here.
+  const direct = terminal.pty.terminalOutput ?? null;
+  const unsubscribe = direct ? () => undefined : relayOutput(terminal, out);
   const onInput = (chunk: Buffer) => {
     const { keys, detach } = splitAtDetachKey(chunk, options.detachKey);
     if (keys.length > 0 && !options.readOnly) {
@@ -48,6 +50,7 @@ export async function attachTerminal(
   host.input.on('data', onInput);
   host.enterRawMode();
   host.input.resume();
+  direct?.start();
   const stopResize = host.onResize(({ cols, rows }) => {
     if (!options.readOnly) terminal.resize(cols, rows);
   });
@@ -92,6 +95,8 @@ export async function attachTerminal(
     }
     return how;
   } finally {
+    // Nothing more reaches this terminal from the session before it is put back.
+    await direct?.stop();
     unsubscribe();
     stopResize();
     host.input.off('data', onInput);

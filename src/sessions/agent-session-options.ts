@@ -65,6 +65,11 @@ export interface HostedOptions {
   endWithController?: boolean;
   /** Its finished lines are numbered and kept by the host for the chats (onLines). */
   lines?: boolean;
+  /**
+   * The host writes the agent's output to this process's terminal (its stdout), which `run` lets flow once
+   * it shows the session (TerminalPort.terminalOutput); the output does not cross this process.
+   */
+  terminal?: boolean;
 }
 
 /** A session another process started, taken over (its session host outlived that process). */

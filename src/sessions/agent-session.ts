@@ -283,6 +283,7 @@ export class AgentSession {
       lines: hosted.lines ?? false,
       hookToken,
       endWithController: hosted.endWithController ?? false,
+      terminal: hosted.terminal ?? false,
       client: hosted.client,
       reading: this.reading(),
       clock,

@@ -76,6 +76,8 @@ export class SessionsWebBackend implements WebBackend {
   private knownPrompts = new Set<string>();
   private readonly watcher: StoreWatcher;
   private readonly hubs = new Map<string, ViewerHub>();
+  /** Hosted sessions whose host sends its output here (for their viewers): asked once, dropped when none watch. */
+  private readonly following = new Set<string>();
   private closed = false;
   private readonly files: SessionFiles;
   private readonly conversations: Conversations;
@@ -318,12 +320,16 @@ export class SessionsWebBackend implements WebBackend {
     // A session taken over from `agent-bridge run` keeps what its person allowed the web.
     if (record?.sessionHost && !record.webInput) options = { ...options, readOnly: true };
     const firstPrompt = firstPromptOf(session, this.options.store);
+    const port = session.host;
     const redraw = async () => {
-      await terminal.screen.catchUp();
+      // A host that reads the screen itself sends its output only where asked: here, once someone watches.
+      const follow = port?.connection.screens === true && !this.following.has(sessionId);
+      if (follow) this.following.add(sessionId);
+      const drawn = follow ? await port!.follow() : await terminal.screen.redraw();
       // Output still gathered for the viewers is in this screen already: it goes out first (and is skipped by
       // the viewer being redrawn), never again after the screen.
       this.hubs.get(sessionId)?.flush();
-      return terminal.screen.serialize();
+      return drawn;
     };
     const screen = await redraw();
     let hub = this.hubs.get(sessionId);
@@ -331,7 +337,10 @@ export class SessionsWebBackend implements WebBackend {
       hub = new ViewerHub(
         terminal,
         ({ cols, rows }) => session.resize(cols, rows),
-        () => this.hubs.delete(sessionId),
+        () => {
+          this.hubs.delete(sessionId);
+          if (this.following.delete(sessionId)) port?.unfollow();
+        },
         this.options.clock,
       );
       this.hubs.set(sessionId, hub);

@@ -31,10 +31,11 @@ async function replay(file: string, agent: keyof typeof agents): Promise<Replay>
     if (signal.type === 'prompt') result.prompts.push(signal.prompt);
     if (signal.type === 'idle') result.idleChanges.push(signal.idle);
   });
+  screen.onOutput((outputAt) => detector.onOutput(outputAt));
   const look = async () => {
     await screen.catchUp();
-    const { lines: rows, cursor, title } = screen.snapshot();
-    detector.onSettled({ lines: rows, cursor, title });
+    const { lines: rows, cursor, title, outputAt } = screen.snapshot();
+    detector.onSettled({ lines: rows, cursor, title }, outputAt);
   };
   for (const line of lines) {
     const [seconds, code, data] = JSON.parse(line) as [number, string, string];
@@ -43,7 +44,6 @@ async function replay(file: string, agent: keyof typeof agents): Promise<Replay>
     clock.advance(Math.max(0, at - clock.now()));
     if (code === 'o') {
       screen.feed(Buffer.from(data));
-      detector.onOutput();
     } else if (code === 'r') {
       const [cols, rows] = data.split('x').map(Number);
       screen.resize(cols!, rows!);

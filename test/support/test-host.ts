@@ -18,35 +18,45 @@ export interface TestHost extends SpawnedHost {
 export async function startTestHost(
   dataDir: string,
   script: string,
-  options: Partial<Omit<HostStart, 'session'>> & { session?: Partial<HostStart['session']> } = {},
+  {
+    terminalFd,
+    ...options
+  }: Partial<Omit<HostStart, 'session'>> & {
+    session?: Partial<HostStart['session']>;
+    /** With `terminal`: the file descriptor of this process the host writes the output to. */
+    terminalFd?: number;
+  } = {},
 ): Promise<TestHost> {
   const id = randomUUID();
-  const spawned = await spawnHost({
-    dataDir,
-    args: ['--norc', '--noprofile', '-c', script],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, LANG: 'C.UTF-8' },
-    cols: 80,
-    rows: 24,
-    recording: null,
-    lines: false,
-    hookToken: null,
-    endWithController: false,
-    version: '0.0.0-test',
-    ...options,
-    session: {
-      id,
-      agent: 'custom',
-      label: 'test',
-      cwd: dataDir,
-      command: '/bin/bash',
+  const spawned = await spawnHost(
+    {
+      dataDir,
+      args: ['--norc', '--noprofile', '-c', script],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, LANG: 'C.UTF-8' },
+      cols: 80,
+      rows: 24,
       recording: null,
-      webInput: false,
-      webView: true,
-      hooks: false,
-      startedAt: Date.now(),
-      ...options.session,
+      lines: false,
+      hookToken: null,
+      endWithController: false,
+      version: '0.0.0-test',
+      ...options,
+      session: {
+        id,
+        agent: 'custom',
+        label: 'test',
+        cwd: dataDir,
+        command: '/bin/bash',
+        recording: null,
+        webInput: false,
+        webView: true,
+        hooks: false,
+        startedAt: Date.now(),
+        ...options.session,
+      },
     },
-  });
+    terminalFd,
+  );
   const connections: HostConnection[] = [];
   return {
     ...spawned,

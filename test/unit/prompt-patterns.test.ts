@@ -154,13 +154,13 @@ describe('silence and tty reads', () => {
   it('new output cancels the silence check and ends a guessed prompt', () => {
     const { clock, detector, signals } = run('Downloading...');
     clock.advance(STALL_MS - 1);
-    detector.onOutput();
+    detector.onOutput(10);
     clock.advance(STALL_MS);
     expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(0);
     detector.onSettled(screen('Downloading... done\nthinking'));
     clock.advance(STALL_MS);
     expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(1);
-    detector.onOutput();
+    detector.onOutput(20);
     expect(signals.at(-1)?.type).toBe('prompt_gone');
   });
 
@@ -252,7 +252,7 @@ describe('raising each prompt once', () => {
     detector.onSettled(screen('$ ./deploy.sh'));
     expect(prompts()).toHaveLength(0);
     // Its answer arrived: no hold left, the question is raised as the screen settles.
-    detector.onOutput();
+    detector.onOutput(30);
     detector.onSettled(screen('$ ./deploy.sh\nShip it? (y/n) '));
     expect(prompts().map((p) => p.excerpt)).toEqual([expect.stringContaining('Ship it?')]);
   });

@@ -167,6 +167,8 @@ function hostedAs(options: RunOptions): HostedOptions {
     webInput: options.webInput ?? false,
     webView: options.webView !== false,
     endWithController: options.detach === false,
+    // The agent's output goes from its host straight to this terminal (the host was started with it).
+    terminal: options.detach !== true,
   };
 }
 

@@ -1,6 +1,9 @@
 import { StreamRedactor } from '../../core/redact.js';
 import type { ScreenModel } from './screen.js';
 
+/** Where an extractor reads the lines a program finished. */
+type FinishedLines = Pick<ScreenModel, 'takeFinishedLines'>;
+
 /**
  * Clean text from a terminal program for chat: the lines it has finished (the cursor moved past them), read
  * from the rendered screen and scrollback, so colours, cursor moves and redraws never reach a chat. The echo
@@ -16,7 +19,7 @@ export class OutputExtractor {
   private readonly redactor = new StreamRedactor();
 
   /** `screen`: where finished lines are read (null: they come numbered from a session host, see clean()). */
-  constructor(private readonly screen: ScreenModel | null) {}
+  constructor(private readonly screen: FinishedLines | null) {}
 
   /** Remembers input typed into the program, so its echo is not reported as output. */
   typedLine(text: string): void {

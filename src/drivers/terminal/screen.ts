@@ -43,6 +43,38 @@ export interface ScreenSnapshot {
   skippedBytes: number;
   bracketedPaste: boolean;
   alternateScreen: boolean;
+  /** Bytes of output this screen shows (parsed, or skipped during a burst). */
+  outputAt: number;
+}
+
+/** A screen as a session host hands it to its controller: the snapshot, and what resets the terminal after it. */
+export interface ScreenState extends ScreenSnapshot {
+  reset: string;
+}
+
+/**
+ * What the terminal driver reads an agent's screen through: a model parsed here (ScreenModel), or the one its
+ * session host keeps (sessions/host/remote-screen.ts), so each terminal's output is parsed once.
+ */
+export interface TerminalScreen {
+  /** Output as it arrives (a screen read elsewhere ignores it). */
+  feed(chunk: Buffer): void;
+  /** Output arrived: the listener gets the output bytes so far (at least once after each settle). */
+  onOutput(listener: (outputAt: number) => void): void;
+  /** Called once each time the screen has caught up with paused output. */
+  onSettled(listener: (screen: TerminalScreen) => void): void;
+  /** Resolves when the screen next settles, or after `timeoutMs`. */
+  nextSettle(timeoutMs: number): Promise<void>;
+  resize(cols: number, rows: number): void;
+  /** The screen shows all output read so far, once this resolves. */
+  catchUp(): Promise<void>;
+  /** What it shows now (as of the last catch-up or settle). */
+  snapshot(): ScreenSnapshot;
+  /** Escape sequences that turn off what the program left on (see ScreenModel.resetSequence). */
+  resetSequence(): string;
+  /** ANSI that draws the caught-up screen (and its scrollback) in a fresh terminal. */
+  redraw(): Promise<string>;
+  dispose(): void;
 }
 
 /**
@@ -52,11 +84,15 @@ export interface ScreenSnapshot {
  * joined again, so a token split across rows never reaches a prompt, a chat or the store; the raw bytes
  * (live terminals, recordings, serialize()) are the terminal itself.
  */
-export class ScreenModel {
+export class ScreenModel implements TerminalScreen {
   private readonly terminal: XTerm;
   private readonly clock: Clock;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Bytes fed so far, and how many of them the screen shows (parsed or skipped). */
+  private fed = 0;
+  private parsedAt = 0;
+  private readonly outputListeners: Array<(outputAt: number) => void> = [];
   private skipped = 0;
   private lastFeedAt = 0;
   private timer: TimerHandle | null = null;
@@ -95,6 +131,8 @@ export class ScreenModel {
   feed(chunk: Buffer): void {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
+    this.fed += chunk.length;
+    for (const listener of this.outputListeners) listener(this.fed);
     if (this.pendingBytes > MAX_PENDING_BYTES) this.skipOldest();
     this.lastFeedAt = this.clock.now();
     this.slicesThisQuiet = 0;
@@ -104,6 +142,20 @@ export class ScreenModel {
       this.timer = null;
     }
     this.checkIn(QUIET_PARSE_MS);
+  }
+
+  /**
+   * Draws a screen another process parsed (a session host's welcome), standing for `outputAt` bytes of
+   * output: what is fed after it counts on from there.
+   */
+  show(ansi: string, outputAt: number): void {
+    const drawn = Buffer.from(ansi, 'utf8');
+    this.fed = outputAt - drawn.length;
+    if (drawn.length > 0) this.feed(drawn);
+  }
+
+  onOutput(listener: (outputAt: number) => void): void {
+    this.outputListeners.push(listener);
   }
 
   /** Called once each time the screen has caught up with paused output. */
@@ -143,7 +195,9 @@ export class ScreenModel {
       this.pending = [all.subarray(limit)];
       this.pendingBytes -= limit;
     }
+    const upTo = this.fed - this.pendingBytes;
     this.parsing = new Promise<void>((resolve) => this.terminal.write(data, resolve)).finally(() => {
+      this.parsedAt = Math.max(this.parsedAt, upTo);
       this.version++;
       this.parsing = null;
     });
@@ -183,7 +237,13 @@ export class ScreenModel {
       skippedBytes: this.skipped,
       bracketedPaste: this.terminal.modes.bracketedPasteMode,
       alternateScreen: buffer.type === 'alternate',
+      outputAt: this.parsedAt,
     };
+  }
+
+  /** The snapshot with what resets the terminal after it: what a session host hands its controller. */
+  state(): ScreenState {
+    return { ...this.snapshot(), reset: this.resetSequence() };
   }
 
   /** The last `count` rendered lines including scrollback: the rolling buffer. */
@@ -194,6 +254,11 @@ export class ScreenModel {
     const lines = this.readRows(start, end);
     while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines;
+  }
+
+  async redraw(): Promise<string> {
+    await this.catchUp();
+    return this.serialize();
   }
 
   /** ANSI that redraws this screen (and its scrollback) in a fresh terminal: a browser viewer reconnecting. */

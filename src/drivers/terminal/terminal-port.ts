@@ -35,6 +35,17 @@ export interface InjectRequest {
 export type InjectResult = { typed: true } | { typed: false; outputAt: number };
 
 /**
+ * The agent's output written straight to this process's own terminal by whoever holds the PTY (a session
+ * host this process started with its terminal), instead of arriving here as data.
+ */
+export interface TerminalOutput {
+  /** The terminal is ready for the agent: the output held for it is written, the rest as it comes. */
+  start(): void;
+  /** The terminal is let go (detached): resolves once everything before is written and nothing more will be. */
+  stop(): Promise<void>;
+}
+
+/**
  * The terminal an agent runs in, as the terminal driver uses it: its output, a person's keys (held back while
  * agent-bridge types), keys typed on someone's behalf, its size and its end. The PTY may be in this process
  * (LocalPty) or in a session host of its own (sessions/host/remote-port.ts), reached over a socket.
@@ -46,8 +57,8 @@ export interface TerminalPort {
   readonly size: CellSize;
   readonly running: boolean;
   readonly exited: Promise<ExitInfo>;
-  /** Output bytes delivered so far (the count `ifOutputAt` compares with). */
-  readonly outputBytes: number;
+  /** Set when the output goes straight to this process's terminal; `onData` then hears none of it. */
+  readonly terminalOutput?: TerminalOutput | null;
   onData(listener: (chunk: Buffer) => void): void;
   onExit(listener: (exit: ExitInfo) => void): void;
   /** The terminal took a new size (asked here, or by another client of its host). */
@@ -131,6 +142,7 @@ export class LocalPty implements TerminalPort {
     return this.pty.exited;
   }
 
+  /** Output bytes read so far (the count `ifOutputAt` compares with). */
   get outputBytes(): number {
     return this.bytes;
   }

@@ -9,7 +9,7 @@ import { ttyWaitState } from './detector/tty-blocked.js';
 import { KeysRefused, keysEndingTheTurn, replyKeys } from './reply-keys.js';
 import { encodeTextInput } from './input.js';
 import type { PtySpawnOptions } from './pty-process.js';
-import { ScreenModel, type ScreenSnapshot } from './screen.js';
+import { ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
 import { LocalPty, type CellSize, type TerminalPort } from './terminal-port.js';
 
@@ -59,7 +59,7 @@ export interface TerminalSessionOptions extends PtySpawnOptions, TerminalReading
  */
 export class TerminalSession implements AgentDriver {
   readonly kind = 'terminal' as const;
-  readonly screen: ScreenModel;
+  readonly screen: TerminalScreen;
   private readonly listeners: AgentEventListener[] = [];
   private readonly clock: Clock;
   private readonly detector: PromptDetector | null;
@@ -72,11 +72,14 @@ export class TerminalSession implements AgentDriver {
   private lastTitle = '';
   private readonly typedElsewhere_: Array<(data: string) => void> = [];
 
-  /** `screen`: a screen already holding what the terminal shows (a session host's, redrawn); default a fresh one. */
+  /**
+   * `screen`: the screen to read, already showing what the terminal shows (its session host's own, or one
+   * redrawn from it); default a fresh one, fed here.
+   */
   constructor(
     readonly pty: TerminalPort,
     options: TerminalReadingOptions,
-    screen?: ScreenModel,
+    screen?: TerminalScreen,
   ) {
     this.clock = options.clock ?? systemClock;
     const { cols, rows } = pty.size;
@@ -104,14 +107,14 @@ export class TerminalSession implements AgentDriver {
     pty.onData((chunk) => {
       this.emit({ type: 'output', data: chunk });
       this.screen.feed(chunk);
-      this.detector?.onOutput();
     });
+    this.screen.onOutput((outputAt) => this.detector?.onOutput(outputAt));
     this.screen.onSettled(() => {
       this.reportTitle();
       responder?.check();
       if (this.detector) {
-        const { lines, cursor, title, alternateScreen } = this.screen.snapshot();
-        this.detector.onSettled({ lines, cursor, title, alternateScreen });
+        const { lines, cursor, title, alternateScreen, outputAt } = this.screen.snapshot();
+        this.detector.onSettled({ lines, cursor, title, alternateScreen }, outputAt);
       }
     });
     pty.onResize(({ cols: c, rows: r }) => this.screen.resize(c, r));
@@ -215,9 +218,9 @@ export class TerminalSession implements AgentDriver {
     const already = once !== undefined && (await this.pty.injected(once));
     for (let attempt = 1; ; attempt++) {
       await this.screen.catchUp();
-      // Read at once, with nothing in between: the screen shows exactly `outputAt` bytes.
-      const outputAt = this.pty.outputBytes;
+      // The screen shows exactly `outputAt` bytes: the keys go out only if nothing was written since.
       const screen = this.screen.snapshot();
+      const outputAt = screen.outputAt;
       // The dialog as it stands now: its highlight may have moved since it was raised (arrows start there).
       const shown = this.detector ? this.detector.showing(prompt.key, screen) : null;
       const current = asShownNow(prompt, shown);
@@ -234,7 +237,6 @@ export class TerminalSession implements AgentDriver {
       if (keys === null) throw new Error('this prompt has no safe default to apply');
       // Words that go in as the next message wait for the input box the choice brings back.
       const turnEnds = keysEndingTheTurn(action, current, this.menuKeys);
-      const mark = this.detector?.outputMark();
       this.detector?.answering();
       let typed = false;
       try {
@@ -252,7 +254,7 @@ export class TerminalSession implements AgentDriver {
           await this.typeKeys(keys.slice(turnEnds));
         }
       } finally {
-        if (typed) this.detector?.answered(prompt.key, mark);
+        if (typed) this.detector?.answered(prompt.key, outputAt);
         else this.detector?.notAnswering();
       }
       if (typed) return keys.join('');

@@ -9,6 +9,7 @@ import {
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
+import { ScreenModel } from '../../drivers/terminal/screen.js';
 import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { outputsDir } from '../../store/paths.js';
 import type { Store } from '../../store/store.js';
@@ -261,13 +262,16 @@ export class RepoSession {
     this.extractor =
       !terminal || (this.repo.agent.hooks && this.options.hooks)
         ? null
-        : new OutputExtractor(session.host ? null : terminal.screen);
+        : new OutputExtractor(
+            !session.host && terminal.screen instanceof ScreenModel ? terminal.screen : null,
+          );
     session.onLines((first, lines) => this.readLines(first, lines));
     session.on((event) => {
-      // Output (a terminal) or what a structured agent says and does keeps the session from going idle.
-      if (event.type === 'output' || event.type === 'message' || event.type === 'activity') this.touch();
+      // What a structured agent says and does keeps the session from going idle; a terminal's output too.
+      if (event.type === 'message' || event.type === 'activity') this.touch();
       if (event.type === 'message') this.options.onMessage?.();
     });
+    terminal?.screen.onOutput(() => this.touch());
     terminal?.screen.onSettled(() => {
       const text = this.extractor?.take();
       if (text) this.batcher?.push(text + '\n');

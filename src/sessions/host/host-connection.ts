@@ -7,6 +7,7 @@ import {
   OLDEST_PROTOCOL,
   parseHostFrame,
   PROTOCOL,
+  SCREENS_PROTOCOL,
   type ClientKind,
   type ClientRequest,
   type Hello,
@@ -35,6 +36,10 @@ export interface ConnectOptions {
   drives?: boolean;
   output?: boolean;
   linesAfter?: number;
+  /** Read the screen the host keeps (protocol 2; an older host is read from its output instead). */
+  screens?: boolean;
+  /** The host was started with this process's terminal: it writes the output there (protocol 2). */
+  direct?: boolean;
   clock: Clock;
 }
 
@@ -55,6 +60,8 @@ export class HostConnection {
   private constructor(
     private readonly socket: WebSocket,
     readonly welcome: Welcome,
+    /** The host reads the screen for this client (it asked, and the host speaks protocol 2). */
+    readonly screens: boolean,
   ) {}
 
   static open(options: ConnectOptions): Promise<HostConnection> {
@@ -74,6 +81,8 @@ export class HostConnection {
       control: options.control ?? 'no',
       drives: options.drives ?? false,
       output: options.output ?? true,
+      screens: options.screens ?? false,
+      direct: options.direct ?? false,
       ...(options.size ? { size: options.size } : {}),
       ...(options.linesAfter !== undefined ? { linesAfter: options.linesAfter } : {}),
     };
@@ -104,7 +113,8 @@ export class HostConnection {
           socket.close();
           return reject(new HostUnavailable(problem));
         }
-        connection = new HostConnection(socket, frame);
+        const screens = Boolean(options.screens) && frame.protocol >= SCREENS_PROTOCOL && !!frame.state;
+        connection = new HostConnection(socket, frame, screens);
         resolve(connection);
       });
       socket.on('close', () => {

@@ -4,7 +4,7 @@
  * why it could not start) on fd 3, and lives until the agent ends. Kept to what the host needs: this is the
  * process an idle session costs.
  */
-import { appendFileSync, existsSync, mkdirSync, rmSync, watch } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, rmSync, watch } from 'node:fs';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { systemClock } from '../../core/clock.js';
@@ -19,6 +19,7 @@ import {
 } from './host-files.js';
 import { serveHost } from './host-server.js';
 import { SessionHost, type HostLaunch } from './session-host.js';
+import { openTerminalSink, TERMINAL_FD } from './terminal-sink.js';
 
 /** What the spawner sends: the launch, and the data folder the host's files go in. */
 export interface HostStart extends HostLaunch {
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   prepareHostsDir(start.dataDir);
   let host: SessionHost;
   try {
-    host = await SessionHost.start(start, systemClock);
+    host = await SessionHost.start(start, systemClock, spawnersTerminal(start));
   } catch (error) {
     tell({ ready: false, error: (error as Error).message, spawnError: error instanceof SpawnError });
     process.exit(1);
@@ -69,6 +70,18 @@ async function main(): Promise<void> {
     process.on(signal, () => host.stop(`${signal} sent to its session host`, signal));
   stopWhenUnreachable(host, paths);
   tell({ ready: true, hostPid: process.pid, agentPid: host.pty.pid, socket: paths.socket });
+}
+
+/**
+ * The spawner's terminal, when it gave it (`--terminal`: its stdout is our fd 4) and the launch wants the
+ * output written there; given and not wanted, it is closed at once: the host never holds a terminal it does
+ * not write to.
+ */
+function spawnersTerminal(start: HostStart) {
+  if (!process.argv.includes('--terminal')) return null;
+  if (start.terminal) return openTerminalSink(TERMINAL_FD);
+  closeSync(TERMINAL_FD);
+  return null;
 }
 
 /**

@@ -78,6 +78,7 @@ export class SessionHostWatch {
       client: 'serve',
       control: 'wait',
       output: false,
+      screens: true,
       drives: true,
       linesAfter: record.linesRead,
       clock,
@@ -95,7 +96,8 @@ export class SessionHostWatch {
       return this.takeOver(record.id, connection, viewOf(connection));
     connection.onFrame((frame) => {
       if (frame.type !== 'control') return;
-      const view = { screen: frame.screen, outputAt: frame.outputAt, cols: frame.cols, rows: frame.rows };
+      const { screen, outputAt, cols, rows, state, settled } = frame;
+      const view = { screen, outputAt, cols, rows, ...(state ? { state, settled: settled ?? false } : {}) };
       void this.takeOver(record.id, connection, view, true);
     });
     connection.start();

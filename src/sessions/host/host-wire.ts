@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ScreenState } from '../../drivers/terminal/screen.js';
 
 /**
  * The session-host protocol: what `run`, `attach` and `serve` (clients) and a session host say over its unix
@@ -10,7 +11,9 @@ import { z } from 'zod';
  * older host; a host too old or too new for this agent-bridge is refused with what to do
  * (host-connection.ts). Raise PROTOCOL for a change an older peer would misread; add fields freely.
  */
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
+/** The first protocol whose host reads the screen for its clients (`screens`) and writes to a spawner's terminal. */
+export const SCREENS_PROTOCOL = 2;
 /** The oldest protocol this agent-bridge can drive a host with. */
 export const OLDEST_PROTOCOL = 1;
 
@@ -43,6 +46,16 @@ const hello = z.object({
   output: z.boolean().default(true),
   /** The controller read the finished lines up to this number: the ones after it come again. */
   linesAfter: z.number().int().min(0).optional(),
+  /**
+   * Protocol 2: this client reads the screen the host keeps (`settled` and `active` frames, the `screen`
+   * request) instead of parsing the output itself; a controller that does gets output only if it asks.
+   */
+  screens: z.boolean().default(false),
+  /**
+   * Protocol 2: this client's terminal is the one its host was started with (the spawner's, on fd 4): the
+   * host writes the output there itself, once the client says so (`terminal`), instead of over this socket.
+   */
+  direct: z.boolean().default(false),
 });
 
 const clientRequests = z.discriminatedUnion('type', [
@@ -62,6 +75,18 @@ const clientRequests = z.discriminatedUnion('type', [
   z.object({ type: z.literal('interrupt'), signal: z.enum(['SIGINT', 'SIGQUIT', 'SIGTSTP']) }),
   z.object({ type: z.literal('stop'), req: request }),
   z.object({ type: z.literal('redraw'), req: request }),
+  /** The screen, caught up with all output read so far (protocol 2). */
+  z.object({ type: z.literal('screen'), req: request }),
+  /**
+   * Output over this socket on or off (protocol 2): switched on, the reply carries the screen the output
+   * after it continues from.
+   */
+  z.object({ type: z.literal('output'), req: request, on: z.boolean() }),
+  /**
+   * The spawner's terminal (protocol 2, a `direct` client): on, the host starts writing the output there; off,
+   * it stops (the terminal detaches) and replies once everything before is written.
+   */
+  z.object({ type: z.literal('terminal'), req: request, on: z.boolean() }),
   z.object({ type: z.literal('release') }),
   /** The controller asks again for the finished lines after this number (it read the rest). */
   z.object({ type: z.literal('lines'), after: z.number().int().min(0) }),
@@ -138,9 +163,27 @@ export type HostFrame =
       outputAt: number;
       control: 'granted' | 'held' | 'waiting' | 'none';
       exit: ExitReport | null;
+      /** Protocol 2, a `screens` client: the screen as the host reads it, and whether it is settled now. */
+      state?: ScreenState;
+      settled?: boolean;
+      /** Protocol 2: the host writes this client's output to its terminal (the `direct` hello was taken). */
+      direct?: boolean;
     }
   | { type: 'refused'; reason: string; code: 'protocol' | 'secret' | 'policy' | 'bad-hello' }
-  | { type: 'control'; granted: true; screen: string; outputAt: number; cols: number; rows: number }
+  | {
+      type: 'control';
+      granted: true;
+      screen: string;
+      outputAt: number;
+      cols: number;
+      rows: number;
+      state?: ScreenState;
+      settled?: boolean;
+    }
+  /** Protocol 2, to `screens` clients: the screen settled (output paused and is all parsed). */
+  | { type: 'settled'; state: ScreenState }
+  /** Protocol 2, to `screens` clients: output arrived after the screen settled (once until it settles again). */
+  | { type: 'active'; outputAt: number }
   | { type: 'size'; cols: number; rows: number; driving: boolean }
   | { type: 'typed'; data: string }
   | { type: 'lines'; first: number; lines: string[] }
@@ -165,6 +208,8 @@ const KNOWN_FRAMES = new Set([
   'notice',
   'reply',
   'exit',
+  'settled',
+  'active',
 ]);
 
 /** A host's message, or null for one this agent-bridge does not know (from a newer host: ignored). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Clock } from '../../core/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { ProcessRef } from '../../core/process-ref.js';
 import { readProcess } from '../../drivers/terminal/process-tree.js';
 import type { CellSize } from '../../drivers/terminal/terminal-port.js';
@@ -30,6 +30,8 @@ export interface HostedStart {
   lines: boolean;
   hookToken: string | null;
   endWithController: boolean;
+  /** The host writes the output to this process's stdout (see HostedOptions.terminal). */
+  terminal: boolean;
   /** Who starts it: a person's terminal (`run`) or serve. */
   client: ClientKind;
   reading: TerminalReadingOptions;
@@ -49,13 +51,18 @@ export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
     lines: start.lines,
     hookToken: start.hookToken,
     endWithController: start.endWithController,
+    terminal: start.terminal,
     version: packageVersion(),
   });
+  // The host reads the screen for us; its output comes here only when asked for (someone watches it here).
   const connection = await HostConnection.open({
     dataDir: start.dataDir,
     socket: spawned.socket,
     client: start.client,
     control: 'if-free',
+    screens: true,
+    output: false,
+    direct: start.terminal,
     drives: true,
     size: { cols: start.cols, rows: start.rows },
     clock: start.clock,
@@ -73,9 +80,8 @@ export function over(
   view: HostView,
   reading: TerminalReadingOptions,
 ): { terminal: TerminalSession; port: RemotePort; connection: HostConnection } {
-  const clock = reading.clock;
   const port = new RemotePort(connection, view);
-  const screen = clock ? RemotePort.screenFor(view, clock) : undefined;
+  const screen = RemotePort.screenFor(connection, view, reading.clock ?? systemClock);
   const terminal = new TerminalSession(port, reading, screen);
   port.onTyped((data) => terminal.typedElsewhere(data));
   return { terminal, port, connection };
@@ -83,8 +89,8 @@ export function over(
 
 /** What the welcome showed a client. */
 export function viewOf(connection: HostConnection): HostView {
-  const { screen, outputAt, cols, rows } = connection.welcome;
-  return { screen, outputAt, cols, rows };
+  const { screen, outputAt, cols, rows, state, settled } = connection.welcome;
+  return { screen, outputAt, cols, rows, ...(state ? { state, settled: settled ?? false } : {}) };
 }
 
 /** Connects to a session's host (as the store names its socket), checked first. */

@@ -1,14 +1,16 @@
 import type { Clock } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
-import { ScreenModel } from '../../drivers/terminal/screen.js';
+import { ScreenModel, type ScreenState, type TerminalScreen } from '../../drivers/terminal/screen.js';
 import type {
   CellSize,
   InjectRequest,
   InjectResult,
+  TerminalOutput,
   TerminalPort,
 } from '../../drivers/terminal/terminal-port.js';
 import type { HostConnection } from './host-connection.js';
 import type { ExitReport } from './host-wire.js';
+import { RemoteScreen } from './remote-screen.js';
 
 /** Where a client starts from: the screen the host showed it, and the output it stood for. */
 export interface HostView {
@@ -16,6 +18,9 @@ export interface HostView {
   outputAt: number;
   cols: number;
   rows: number;
+  /** Protocol 2, a client that reads the host's screen: that screen, and whether it is at rest. */
+  state?: ScreenState;
+  settled?: boolean;
 }
 
 /**
@@ -24,7 +29,6 @@ export interface HostView {
  * types an injection only if the program wrote nothing since the screen this client read (`ifOutputAt`).
  */
 export class RemotePort implements TerminalPort {
-  private bytes: number;
   private currentSize: CellSize;
   private exitInfo: ExitInfo | null = null;
   private exitReport: ExitReport | null = null;
@@ -33,16 +37,26 @@ export class RemotePort implements TerminalPort {
   private readonly resizeListeners: Array<(size: CellSize) => void> = [];
   private readonly typedListeners: Array<(data: string) => void> = [];
   readonly exited: Promise<ExitInfo>;
+  /** The host writes the output to this process's own terminal (see TerminalPort.terminalOutput). */
+  readonly terminalOutput: TerminalOutput | null;
 
   constructor(
     readonly connection: HostConnection,
     view: HostView,
   ) {
-    this.bytes = view.outputAt;
     this.currentSize = { cols: view.cols, rows: view.rows };
     this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
+    this.terminalOutput = connection.welcome.direct
+      ? {
+          start: () => void connection.request({ type: 'terminal', on: true }).catch(() => undefined),
+          stop: () =>
+            connection
+              .request({ type: 'terminal', on: false })
+              .then(() => undefined)
+              .catch(() => undefined),
+        }
+      : null;
     connection.onOutput((chunk) => {
-      this.bytes += chunk.length;
       for (const listener of this.dataListeners) listener(chunk);
     });
     connection.onFrame((frame) => {
@@ -57,11 +71,30 @@ export class RemotePort implements TerminalPort {
     if (already) this.ended(already);
   }
 
-  /** A screen model showing what the host showed: the terminal driver reads this one from then on. */
-  static screenFor(view: HostView, clock: Clock): ScreenModel {
+  /**
+   * The screen the terminal driver reads: the host's own (protocol 2), or a model here showing what the host
+   * showed, fed with the output from then on (an older host).
+   */
+  static screenFor(connection: HostConnection, view: HostView, clock: Clock): TerminalScreen {
+    if (connection.screens && view.state)
+      return new RemoteScreen(connection, view.state, view.settled ?? false, clock);
     const screen = new ScreenModel({ cols: view.cols, rows: view.rows, clock });
-    if (view.screen) screen.feed(Buffer.from(view.screen, 'utf8'));
+    screen.show(view.screen, view.outputAt);
     return screen;
+  }
+
+  /**
+   * Output over this connection from now on (a host that reads the screen sends none unless asked): the
+   * screen the output continues from, drawn in a fresh terminal.
+   */
+  async follow(): Promise<string> {
+    const reply = await this.connection.request({ type: 'output', on: true });
+    return typeof reply.screen === 'string' ? reply.screen : '';
+  }
+
+  /** No more output over this connection (nobody here watches it). */
+  unfollow(): void {
+    void this.connection.request({ type: 'output', on: false }).catch(() => undefined);
   }
 
   get pid(): number {
@@ -78,10 +111,6 @@ export class RemotePort implements TerminalPort {
 
   get running(): boolean {
     return this.exitInfo === null;
-  }
-
-  get outputBytes(): number {
-    return this.bytes;
   }
 
   /** How the agent ended, as its host said (why it was stopped, if it was); null while it runs. */

@@ -1,10 +1,12 @@
+import type { Writable } from 'node:stream';
 import { BurstGatherer } from '../../core/burst-gatherer.js';
 import type { Clock } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
-import { ScreenModel } from '../../drivers/terminal/screen.js';
+import { ScreenModel, type ScreenState } from '../../drivers/terminal/screen.js';
 import { LocalPty } from '../../drivers/terminal/terminal-port.js';
 import { AsciicastWriter, type AsciicastHeader } from '../../store/asciicast-writer.js';
 import { SizeArbiter } from '../viewer-sizes.js';
+import { SpawnerTerminal } from './terminal-sink.js';
 import { HookRelay, type HookResponder } from './host-hooks.js';
 import {
   OLDEST_PROTOCOL,
@@ -31,6 +33,8 @@ export interface HostLaunch {
   hookToken: string | null;
   /** `run --no-detach`: the agent ends when its first controller goes without letting go. */
   endWithController: boolean;
+  /** The host was started with its spawner's terminal: it writes the agent's output there (a `direct` client). */
+  terminal?: boolean;
   version: string;
 }
 
@@ -59,6 +63,10 @@ interface Client {
   drives: boolean;
   /** It let go of control on purpose (not a crash): `endWithController` does not apply. */
   released: boolean;
+  /** It reads the screen kept here (protocol 2): `settled` and `active` frames. */
+  screens: boolean;
+  /** Its output goes to the host's terminal sink, not over its socket. */
+  direct: boolean;
 }
 
 /** Finished lines kept for a controller that was away. */
@@ -68,6 +76,8 @@ const HIGH_WATER_BYTES = 1024 * 1024;
 const LOW_WATER_BYTES = 256 * 1024;
 /** Prompts answered through hooks, remembered by id. */
 const MAX_HOOK_ANSWERS = 256;
+/** While output goes on without a pause, `screens` clients hear that it does this often. */
+const ACTIVE_REPEAT_MS = 1_000;
 /** After the agent ended: how long the host waits for its controller to record the end. */
 const LINGER_MS = 10_000;
 /** An agent that ended before its spawner attached waits this long for it (the spawner is on its way). */
@@ -109,6 +119,11 @@ export class SessionHost {
   private readonly ends: HostEnds = { told: () => undefined, finished: () => undefined };
   private controllerDone: () => void = () => undefined;
   private recordedByController = false;
+  /** The screen settled, and no output came since: the next output is said to `screens` clients. */
+  private quiet = true;
+  private activeSaidAt = 0;
+  /** The spawner's terminal (`direct`), when the host was started with it. */
+  private readonly terminal: SpawnerTerminal;
   readonly screen: ScreenModel;
   /** Output for the clients: a burst goes out in few large messages, an echo at once. */
   private readonly burst: BurstGatherer;
@@ -117,7 +132,9 @@ export class SessionHost {
     readonly launch: HostLaunch,
     readonly pty: LocalPty,
     private readonly clock: Clock,
+    terminal: Writable | null,
   ) {
+    this.terminal = new SpawnerTerminal(terminal, () => this.resumeIfDrained());
     this.screen = new ScreenModel({ cols: launch.cols, rows: launch.rows, clock });
     this.burst = new BurstGatherer(clock, (data) => this.fanOut(data));
     pty.settleWith((ms) => this.screen.nextSettle(ms));
@@ -137,13 +154,20 @@ export class SessionHost {
     });
     pty.onData((chunk) => this.output(chunk));
     if (launch.lines) this.screen.onSettled(() => this.takeLines());
+    this.screen.onSettled(() => this.settled());
+    this.screen.onOutput((outputAt) => this.active(outputAt));
     pty.onExit((exit) => void this.ended(exit));
     // Nothing is read before the first client (its spawner) is there: it gets the agent's output from its
     // first byte, as from a PTY of its own (the kernel holds it meanwhile).
     pty.pause();
   }
 
-  static async start(launch: HostLaunch, clock: Clock): Promise<SessionHost> {
+  /** `terminal`: the spawner's terminal (see HostLaunch.terminal), written once its client says so. */
+  static async start(
+    launch: HostLaunch,
+    clock: Clock,
+    terminal: Writable | null = null,
+  ): Promise<SessionHost> {
     const { session } = launch;
     const pty = await LocalPty.spawn({
       command: session.command,
@@ -154,7 +178,7 @@ export class SessionHost {
       rows: launch.rows,
       clock,
     });
-    return new SessionHost(launch, pty, clock);
+    return new SessionHost(launch, pty, clock, terminal);
   }
 
   /**
@@ -176,13 +200,16 @@ export class SessionHost {
       peer.sendJson(refusal);
       return peer.close();
     }
+    const direct = hello.direct && this.terminal.claim(hello.client);
     const client: Client = {
       peer,
       kind: hello.client,
-      wantsOutput: hello.output,
+      wantsOutput: hello.output && !direct,
       mayType: hello.client !== 'web' || this.launch.session.webInput,
       drives: hello.drives && (hello.client !== 'web' || this.launch.session.webInput),
       released: false,
+      screens: hello.screens,
+      direct,
     };
     // The screen and the output count are read together, and the client joins the output at once after:
     // it gets every byte after the screen it was shown, none twice.
@@ -191,8 +218,8 @@ export class SessionHost {
     // Output gathered for the others is on the screen this client is shown: it goes out before it joins.
     this.burst.flush();
     const control = this.controlFor(client, hello.control);
-    // A controller sees everything, from the screen on.
-    client.wantsOutput ||= control === 'granted';
+    // A controller sees everything, from the screen on (one that reads the screen here asks for output).
+    client.wantsOutput ||= control === 'granted' && !client.screens && !client.direct;
     const welcome = this.welcome(client, hello, control);
     const first = this.clients.size === 0 && !this.started;
     this.clients.set(peer, client);
@@ -247,6 +274,13 @@ export class SessionHost {
       case 'redraw':
         await this.screen.catchUp();
         return this.reply(client, message.req, { screen: this.screen.serialize() });
+      case 'screen':
+        await this.screen.catchUp();
+        return this.reply(client, message.req, { state: this.screen.state() });
+      case 'output':
+        return this.switchOutput(client, message.req, message.on);
+      case 'terminal':
+        return this.switchTerminal(client, message.req, message.on);
       case 'release':
         client.released = true;
         if (this.controller === client) this.vacate();
@@ -271,6 +305,8 @@ export class SessionHost {
     if (!client) return;
     this.clients.delete(peer);
     this.sizes.remove(client);
+    // Its terminal is the shell's again: nothing more is written there.
+    if (client.direct) this.terminal.drop();
     const at = this.waiting.indexOf(client);
     if (at >= 0) this.waiting.splice(at, 1);
     if (this.controller !== client) return this.resumeIfDrained();
@@ -357,6 +393,8 @@ export class SessionHost {
       outputAt: this.pty.outputBytes - this.earlyBytes,
       control,
       exit: this.report,
+      ...(client.screens ? { state: this.screen.state(), settled: this.quiet } : {}),
+      ...(client.direct ? { direct: true } : {}),
     };
   }
 
@@ -386,7 +424,7 @@ export class SessionHost {
       const { cols, rows } = this.pty.size;
       // Output gathered before is on the screen it is shown: it gets what comes after.
       this.burst.flush();
-      next.wantsOutput = true;
+      next.wantsOutput ||= !next.screens;
       this.tell(next.peer, {
         type: 'control',
         granted: true,
@@ -394,6 +432,7 @@ export class SessionHost {
         outputAt: this.pty.outputBytes,
         cols,
         rows,
+        ...(next.screens ? { state: this.screen.state(), settled: this.quiet } : {}),
       });
       // It asks for the lines it has not read once it knows where it stands (`lines`).
       this.grant(next, undefined);
@@ -429,14 +468,74 @@ export class SessionHost {
   }
 
   private fanOut(data: Buffer): void {
+    let backlog = 0;
     for (const client of this.clients.values()) {
-      if (!client.wantsOutput) continue;
-      client.peer.sendOutput(data);
-      if (!this.paused && client.peer.backlog > HIGH_WATER_BYTES) {
-        this.paused = true;
-        this.pty.pause();
+      if (client.direct) {
+        this.terminal.write(data);
+        backlog = Math.max(backlog, this.terminal.backlog);
+      } else if (client.wantsOutput) {
+        client.peer.sendOutput(data);
+        backlog = Math.max(backlog, client.peer.backlog);
       }
     }
+    if (!this.paused && backlog > HIGH_WATER_BYTES) {
+      this.paused = true;
+      this.pty.pause();
+    }
+  }
+
+  /** The screen settled: its `screens` clients read it (their prompt detectors run on it). */
+  private settled(): void {
+    this.quiet = true;
+    let state: ScreenState | null = null;
+    for (const client of this.clients.values()) {
+      if (!client.screens) continue;
+      state ??= this.screen.state();
+      this.tell(client.peer, { type: 'settled', state });
+    }
+  }
+
+  /**
+   * Output after the screen settled: said at once (a prompt shown is no longer the last word), and again each
+   * ACTIVE_REPEAT_MS while it goes on (the session is busy, not idle), never per chunk.
+   */
+  private active(outputAt: number): void {
+    const now = this.clock.now();
+    if (!this.quiet && now - this.activeSaidAt < ACTIVE_REPEAT_MS) return;
+    this.quiet = false;
+    this.activeSaidAt = now;
+    for (const client of this.clients.values())
+      if (client.screens) client.peer.sendJson({ type: 'active', outputAt });
+  }
+
+  /**
+   * Output over a client's socket on or off: on, it is shown the screen (all output read so far) and gets
+   * every byte after it, none twice.
+   */
+  private async switchOutput(client: Client, req: number, on: boolean): Promise<void> {
+    if (!on || client.direct) {
+      client.wantsOutput = false;
+      return this.reply(client, req, {});
+    }
+    await this.screen.catchUp();
+    if (!this.clients.has(client.peer)) return;
+    this.burst.flush();
+    client.wantsOutput = true;
+    this.reply(client, req, { screen: this.screen.serialize(), outputAt: this.pty.outputBytes });
+  }
+
+  /**
+   * The spawner's terminal: on, the output held for it is written and the rest follows as it comes; off (it
+   * detaches), everything gathered is written first, then the host lets the terminal go for good.
+   */
+  private async switchTerminal(client: Client, req: number, on: boolean): Promise<void> {
+    if (client.direct && on) this.terminal.start();
+    if (client.direct && !on) {
+      this.burst.flush();
+      await this.terminal.letGo();
+      this.resumeIfDrained();
+    }
+    this.reply(client, req, {});
   }
 
   /** A frame to one client, after the output gathered before it (a screen or an exit never overtakes it). */
@@ -457,6 +556,7 @@ export class SessionHost {
 
   private resumeIfDrained(): void {
     if (!this.paused) return;
+    if (this.terminal.backlog > LOW_WATER_BYTES) return;
     for (const client of this.clients.values()) if (client.peer.backlog > LOW_WATER_BYTES) return;
     this.paused = false;
     this.pty.resume();
@@ -499,6 +599,9 @@ export class SessionHost {
       if (this.launch.lines) this.takeLines();
       await this.recorder?.close();
       this.recorder = null;
+      // The spawner's terminal has every byte before anyone hears of the end (its client then puts it back).
+      this.burst.flush();
+      await this.terminal.finish(this.clock, LINGER_MS);
       this.report = report;
       this.hooks.close();
       this.ends.told(report);

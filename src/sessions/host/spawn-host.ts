@@ -18,7 +18,12 @@ export interface SpawnedHost {
 interface HostProcess {
   child: ChildProcess;
   channel: Socket;
+  /** The file descriptor of this process it was given as its terminal (TERMINAL_FD there); null: none. */
+  terminal: number | null;
 }
+
+/** This process's own output: where a host writes the agent's output for `run`. */
+const STDOUT_FD = 1;
 
 /** A host process started ahead of its launch, waiting for it (prewarmHost). */
 let warm: HostProcess | null = null;
@@ -27,11 +32,12 @@ let warm: HostProcess | null = null;
  * Starts a session host's process now, before this process knows what it will run: Node and the host's
  * modules load (~140 ms of CPU) while this process loads its own, on another core, instead of after it. The
  * next spawnHost() takes it. Unused, it ends as soon as this process does (its launch pipe closes), or at
- * discardPrewarmedHost(); it never keeps this process alive.
+ * discardPrewarmedHost(); it never keeps this process alive. `terminal`: it gets this process's stdout, to
+ * write the agent's output to (see HostLaunch.terminal).
  */
-export function prewarmHost(): void {
+export function prewarmHost(terminal = false): void {
   if (warm) return;
-  const started = startHostProcess();
+  const started = startHostProcess(terminal ? STDOUT_FD : null);
   started.child.unref();
   started.channel.unref();
   started.child.once('exit', () => {
@@ -46,8 +52,9 @@ export function discardPrewarmedHost(): void {
   warm = null;
 }
 
-function takeWarm(): HostProcess | null {
+function takeWarm(terminal: number | null): HostProcess | null {
   const taken = warm;
+  if (taken?.terminal !== terminal) return null;
   warm = null;
   if (!taken || taken.child.exitCode !== null || taken.child.signalCode !== null || taken.channel.destroyed)
     return null;
@@ -56,24 +63,30 @@ function takeWarm(): HostProcess | null {
   return taken;
 }
 
-/** The host's process: detached (a session and process group of its own, no terminal), reading its launch. */
-function startHostProcess(): HostProcess {
-  const child = spawn(process.execPath, hostCommand(), {
+/**
+ * The host's process: detached (a session and process group of its own, no controlling terminal), reading
+ * its launch; `terminal`: this process's file descriptor it gets as its TERMINAL_FD.
+ */
+function startHostProcess(terminal: number | null): HostProcess {
+  const given = terminal !== null;
+  const child = spawn(process.execPath, [...hostCommand(), ...(given ? ['--terminal'] : [])], {
     detached: true,
     // The host moves to the data folder once its launch names it: it never holds the folder it was started in.
     cwd: '/',
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe', ...(given ? [terminal] : [])],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
-  return { child, channel: child.stdio[3] as Socket };
+  return { child, channel: child.stdio[3] as Socket, terminal };
 }
 
 /**
  * Starts a session host for `start` (the prewarmed one, if any) and resolves once it runs the agent and
- * listens on its socket. An agent that cannot start is a SpawnError, as for a PTY of this process.
+ * listens on its socket. An agent that cannot start is a SpawnError, as for a PTY of this process. With
+ * `start.terminal` the host writes the output to `terminalFd` of this process (default its stdout).
  */
-export function spawnHost(start: HostStart): Promise<SpawnedHost> {
-  const { child, channel } = takeWarm() ?? startHostProcess();
+export function spawnHost(start: HostStart, terminalFd = STDOUT_FD): Promise<SpawnedHost> {
+  const terminal = start.terminal ? terminalFd : null;
+  const { child, channel } = takeWarm(terminal) ?? startHostProcess(terminal);
   return new Promise<SpawnedHost>((resolve, reject) => {
     let text = '';
     const fail = (error: Error) => {

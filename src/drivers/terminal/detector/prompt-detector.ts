@@ -47,7 +47,7 @@ export class PromptDetector {
    * the next ask: a new prompt.
    */
   private lastAnswer: { key: string; output: number } | null = null;
-  /** Output chunks seen so far. */
+  /** Output bytes seen so far (as the screen counts them). */
   private output = 0;
   private suppressUntil = 0;
   /** Until when a person is taken to be editing a line (no Enter yet): see LINE_EDIT_HOLD_MS. */
@@ -72,16 +72,20 @@ export class PromptDetector {
     this.stallMs = options.stallMs ?? STALL_MS;
   }
 
-  /** New output arrived: pending silence checks no longer hold, and a guessed prompt is over. */
-  onOutput(): void {
-    this.output++;
+  /**
+   * New output arrived (`outputAt`: the output bytes so far): pending silence checks no longer hold, and a
+   * guessed prompt is over.
+   */
+  onOutput(outputAt: number): void {
+    this.output = Math.max(this.output, outputAt);
     if (this.timers.length > 0) this.cancelTimers();
     if (this.current && (this.current.confidence === 'low' || this.current.confidence === 'medium'))
       this.clear();
   }
 
-  /** The screen caught up with paused output. */
-  onSettled(screen: ScreenView): void {
+  /** The screen caught up with paused output: it shows `outputAt` bytes of it. */
+  onSettled(screen: ScreenView, outputAt = this.output): void {
+    this.output = Math.max(this.output, outputAt);
     this.lastScreen = screen;
     this.cancelTimers();
     if (this.typing) return;
@@ -98,11 +102,6 @@ export class PromptDetector {
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
       this.clear();
     if (!idle) this.armSilenceChecks(screen);
-  }
-
-  /** How much output has arrived: taken before an answer is typed, so its echo counts as after it. */
-  outputMark(): number {
-    return this.output;
   }
 
   /**
