@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// The command, bundled by `npm run build` (scripts/bundle-cli.mjs): a few files to load instead of hundreds.
+import { main } from '../dist/bundle/main.js';
 
 await main(process.argv);

@@ -2,8 +2,8 @@ import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CommandSearch } from './types.js';
+import { packageFile } from '../package-files.js';
 
 /** A PATH lookup may hang on network drives: give up after this long (seed 003). */
 export const PATH_LOOKUP_TIMEOUT_MS = 5_000;
@@ -37,9 +37,7 @@ export function currentDiscoveryEnv(): DiscoveryEnv {
 
 /** `node_modules/.bin` of the installed agent-bridge package (its dev tools, such as a bundled agent CLI). */
 function packageBinFolder(): string | null {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // dist/agents/ or src/agents/ -> package root
-  return path.resolve(here, '..', '..', 'node_modules', '.bin');
+  return packageFile('node_modules', '.bin');
 }
 
 /** The candidate locations for a command, in the seed's order: home installs, PATH names, user/system bins. */

@@ -1,5 +1,4 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { readFileSync } from 'node:fs';
 import type { RunOptions } from './commands/run.js';
 import type { ServeOptions } from './commands/serve.js';
 import type { SetupDiscordOptions } from './commands/setup-discord.js';
@@ -10,21 +9,16 @@ import { addOperationalCommands } from './operational-commands.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { DEFAULT_DETACH_KEY } from './detach-key.js';
 import { PROMPT_KINDS } from '../core/events.js';
+import { packageVersion } from '../package-files.js';
 
-/** Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast. */
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
+// Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast.
 
 export function buildProgram(): Command {
   const program = new Command('agent-bridge')
     .description(
       'Drive and supervise the AI coding agents on this machine, from the terminal, a browser or chat.',
     )
-    .version(version(), '-v, --version')
+    .version(packageVersion(), '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText(

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startWebServer } from '../channels/web/web-server.js';
 import type { Clock } from '../core/clock.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
@@ -9,6 +8,7 @@ import type { RemoteSessions } from '../sessions/remote-sessions.js';
 import { SessionsWebBackend } from '../sessions/web-backend.js';
 import type { Store } from '../store/store.js';
 import { CliFailure, UsageError } from './errors.js';
+import { packageFile } from '../package-files.js';
 
 export interface WebOptions {
   host: string;
@@ -20,7 +20,7 @@ export interface WebOptions {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-const STATIC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'web');
+const STATIC_DIR = packageFile('dist', 'web');
 
 /** As long as the tokens made here (24 random bytes): the right token is never throttled, so it must not be guessable. */
 const MIN_TOKEN_CHARS = 32;

@@ -4,11 +4,8 @@ import type { AgentEvent } from '../core/events.js';
 import { describeReply } from '../core/prompt.js';
 import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
 import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
-import {
-  answerHookPost,
-  type HookReceiver,
-  type HookSessionHandler,
-} from '../drivers/hooks/hook-receiver.js';
+import type * as HookReceiving from '../drivers/hooks/hook-receiver.js';
+import type { HookReceiver, HookSessionHandler } from '../drivers/hooks/hook-receiver.js';
 import type { Store } from '../store/store.js';
 import type { HostConnection } from './host/host-connection.js';
 import type { PromptCoordinator } from './prompt-coordinator.js';
@@ -88,6 +85,8 @@ export function receiveHooks(
  */
 export function relayHooks(connection: HostConnection, context: HookContext): void {
   const aborts = new Map<number, AbortController>();
+  // Loaded with the first hook (zod checks its payloads): a session without hooks never loads it.
+  let receiving: Promise<typeof HookReceiving> | null = null;
   connection.onFrame((frame) => {
     if (frame.type === 'hookGone') aborts.get(frame.id)?.abort();
     if (frame.type !== 'hook') return;
@@ -95,7 +94,9 @@ export function relayHooks(connection: HostConnection, context: HookContext): vo
     aborts.set(frame.id, abort);
     let promptId: string | undefined;
     const handler = hookHandler(context, (id) => (promptId = id));
-    void answerHookPost(handler, frame.event, parseBody(frame.body), abort.signal)
+    receiving ??= import('../drivers/hooks/hook-receiver.js');
+    void receiving
+      .then(({ answerHookPost }) => answerHookPost(handler, frame.event, parseBody(frame.body), abort.signal))
       .then((answer) => {
         if (frame.late || abort.signal.aborted) return;
         connection.send({

@@ -14,12 +14,13 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { FROM_SOURCES, packageFile } from '../package-files.js';
 
 export type Database = BetterSqlite3.Database;
 
 const require = createRequire(import.meta.url);
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** The SQL files next to the code that runs: src/ (the sources), or dist/ (copied there by the build). */
+const MIGRATIONS_DIR = packageFile(FROM_SOURCES ? 'src' : 'dist', 'store', 'migrations');
 
 export interface Migration {
   version: number;

@@ -3,7 +3,7 @@ import { describeDetachKey, parseDetachKey, splitAtDetachKey } from '../../src/c
 import { UsageError } from '../../src/cli/errors.js';
 import { HookRelay, type HookResponder } from '../../src/sessions/host/host-hooks.js';
 import type { HostFrame } from '../../src/sessions/host/host-wire.js';
-import { parseHello, parseRequest } from '../../src/sessions/host/host-wire.js';
+import { parseHello, parseRequest } from '../../src/sessions/host/host-requests.js';
 
 describe('the detach key', () => {
   it('is written ^X (or none) and found in what was typed; keys after it are not typed', () => {

@@ -104,6 +104,9 @@ export function setNoticeContext(context: { inbox: boolean; sessionId: string | 
   renderPrompts();
 }
 
+/** What the prompt notices show now (their ids, and how many more): drawn again only when it changes. */
+let drawn = '';
+
 function renderPrompts(): void {
   if (!region) return;
   const shown = where.inbox
@@ -111,6 +114,11 @@ function renderPrompts(): void {
     : [...waiting.values()].filter((n) => !dismissed.has(n.id) && n.sessionId !== where.sessionId);
   const first = shown.slice(0, MAX_PROMPT_NOTICES);
   const more = shown.length - first.length;
+  // Every list fetched and every store change asks for this: the notices are not replaced (and do not
+  // flicker, or lose the focus of a person about to tap one) unless what they show changed.
+  const showing = JSON.stringify([first.map((n) => [n.id, n.text]), more]);
+  if (showing === drawn) return;
+  drawn = showing;
   replace(prompts, [
     ...first.map(promptElement),
     more > 0

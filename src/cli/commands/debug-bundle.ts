@@ -19,6 +19,7 @@ import { SecretScrubber } from '../debug/secret-scrubber.js';
 import { CliFailure } from '../errors.js';
 import { printJson, stdoutTarget, type OutputTarget } from '../output.js';
 import { doctorCommand } from './doctor.js';
+import { packageFile } from '../../package-files.js';
 
 export interface DebugBundleOptions {
   output?: string;
@@ -94,13 +95,13 @@ function configPart(explicit: string | undefined, dir: string, scrubber: SecretS
 function versions(): Record<string, unknown> {
   const pkg = (name: string) => {
     try {
-      const url = new URL(`../../../node_modules/${name}/package.json`, import.meta.url);
-      return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+      const file = packageFile('node_modules', name, 'package.json');
+      return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
     } catch {
       return null;
     }
   };
-  const own = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  const own = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
     version: string;
     dependencies: Record<string, string>;
   };

@@ -15,6 +15,7 @@ import {
   storeCheck,
 } from '../doctor/system-checks.js';
 import { paint, printJson, stdoutTarget, type OutputTarget } from '../output.js';
+import { packageFile } from '../../package-files.js';
 
 export interface DoctorOptions {
   config?: string;
@@ -93,7 +94,7 @@ function safeFindConfig(explicit: string | undefined, dir: string): string | nul
 }
 
 function enginesNode(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
     engines: { node: string };
   };
   return pkg.engines.node;

@@ -25,6 +25,7 @@ import { CliFailure } from '../errors.js';
 import { isProcessAlive } from '../process.js';
 import { userName } from '../user.js';
 import { ServeCluster } from '../cluster-hosting.js';
+import { packageVersion } from '../../package-files.js';
 
 export interface ServeOptions {
   config?: string;
@@ -320,12 +321,6 @@ async function daemonSettings(
 /** Relative paths in a config file are relative to its folder; without one, to the current folder. */
 function configBase(file: string | null): string {
   return file ? path.dirname(path.resolve(file)) : process.cwd();
-}
-
-function packageVersion(): string {
-  return (
-    JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
 }
 
 export type { Store };

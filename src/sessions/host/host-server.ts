@@ -3,7 +3,8 @@ import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Clock } from '../../core/clock.js';
-import { FRAME_LIMIT, parseHello, parseRequest, type HostFrame } from './host-wire.js';
+import { parseHello, parseRequest } from './host-requests.js';
+import { FRAME_LIMIT, type HostFrame } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
 
 /** How long the host waits for its clients to answer its goodbye before it cuts them off. */

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { ProcessRef } from '../../core/process-ref.js';
 import { readProcess } from '../../drivers/terminal/process-tree.js';
@@ -9,6 +8,7 @@ import { HostConnection, HostUnavailable } from './host-connection.js';
 import type { ClientKind, HostedSession } from './host-wire.js';
 import { RemotePort, type HostView } from './remote-port.js';
 import { spawnHost } from './spawn-host.js';
+import { packageVersion } from '../../package-files.js';
 
 /** A terminal session whose PTY a session host holds, as its controller (or a plain client) drives it. */
 export interface HostedTerminal {
@@ -117,14 +117,4 @@ function plainEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const plain: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === 'string') plain[key] = value;
   return plain;
-}
-
-let version: string | null = null;
-
-/** This agent-bridge's version: the host says it to every client (who can then say what to run). */
-function packageVersion(): string {
-  version ??= (
-    JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
-  return version;
 }
