@@ -71,7 +71,8 @@ describe('sessions in the web UI', () => {
         args: ['bash', '-c', 'read -s -p "Password: " p; echo; exec bash --norc --noprofile -i'],
       }),
     });
-    expect((await sessionOf(started.id))?.state).toBe('running');
+    // Waiting once its password question is seen (a prompt is open); never busy or idle: it cannot be read.
+    expect((await sessionOf(started.id))?.state).toMatch(/^(running|waiting)$/);
     const terminal = world.terminal(started.id);
     await waitFor(
       'the password question',
@@ -81,6 +82,9 @@ describe('sessions in the web UI', () => {
     );
     terminal.send({ type: 'input', data: 'hunter22\r' });
     await waitFor('the shell', () => /[$#] $/.test(terminal.output));
+    await waitFor('running again, the question answered', async () =>
+      (await sessionOf(started.id))?.state === 'running' ? true : null,
+    );
     terminal.send({ type: 'input', data: 'echo second line token=abcd1234secret\r' });
     // Echoed, so kept; the secret in it hidden.
     await waitFor('named by the line that was echoed', async () =>

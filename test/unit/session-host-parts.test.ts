@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeDetachKey, parseDetachKey, splitAtDetachKey } from '../../src/cli/detach-key.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { HookRelay, type HookResponder } from '../../src/sessions/host/host-hooks.js';
+import { LineBacklog, MAX_LINES } from '../../src/sessions/host/line-backlog.js';
 import type { HostFrame } from '../../src/sessions/host/host-wire.js';
 import { parseHello, parseRequest } from '../../src/sessions/host/host-requests.js';
 
@@ -89,5 +90,22 @@ describe('the hook relay of a session host', () => {
     expect(next).toEqual([{ type: 'hook', id: 1, event: 'PermissionRequest', body: '{}', late: false }]);
     permission.leave();
     expect(next.at(-1)).toEqual({ type: 'hookGone', id: 1 });
+  });
+});
+
+describe("a session host's backlog of finished lines", () => {
+  it('numbers lines from 1, keeps the newest MAX_LINES, and gives a controller those after the last it read', () => {
+    const backlog = new LineBacklog();
+    expect(backlog.add(['a', 'b'])).toBe(1);
+    expect(backlog.add(['c'])).toBe(3);
+    expect(backlog.after(1)).toEqual({ first: 2, lines: ['b', 'c'] });
+    expect(backlog.after(3)).toEqual({ first: 4, lines: [] });
+    const many = Array.from({ length: MAX_LINES }, (_, i) => `line ${i + 4}`);
+    expect(backlog.add(many)).toBe(4);
+    // The three oldest are gone: a controller that read none is told where the backlog starts now.
+    const { first, lines } = backlog.after(0);
+    expect(first).toBe(4);
+    expect(lines).toHaveLength(MAX_LINES);
+    expect(lines[0]).toBe('line 4');
   });
 });

@@ -12,6 +12,9 @@ export interface HookResponder {
   onGone(listener: () => void): void;
 }
 
+/** Prompts answered through hooks, remembered by id. */
+const MAX_HOOK_ANSWERS = 256;
+
 interface Pending {
   id: number;
   event: string;
@@ -30,6 +33,7 @@ interface Pending {
  */
 export class HookRelay {
   private readonly pending = new Map<number, Pending>();
+  private readonly answeredPrompts: string[] = [];
   private queued: Array<{ event: string; body: string }> = [];
   private nextId = 1;
   private send: ((frame: HostFrame) => void) | null = null;
@@ -50,12 +54,24 @@ export class HookRelay {
     if (this.send) this.forward(entry);
   }
 
-  /** The controller's answer to a relayed post. */
-  reply(id: number, status: number, body: string): void {
+  /**
+   * The controller's answer to a relayed post; `promptId`: the prompt it answers, remembered (a later
+   * controller asks whether its answer went out: answered()).
+   */
+  reply(id: number, status: number, body: string, promptId?: string): void {
+    if (promptId !== undefined) {
+      this.answeredPrompts.push(promptId);
+      if (this.answeredPrompts.length > MAX_HOOK_ANSWERS) this.answeredPrompts.shift();
+    }
     const entry = this.pending.get(id);
     if (!entry) return;
     this.pending.delete(id);
     entry.responder.answer(status, body);
+  }
+
+  /** Whether a prompt was answered through its hook. */
+  answered(promptId: string): boolean {
+    return this.answeredPrompts.includes(promptId);
   }
 
   /** A new controller: it gets what was queued (late: only for the record) and every post still waiting. */

@@ -8,6 +8,7 @@ import { AsciicastWriter, type AsciicastHeader } from '../../store/asciicast-wri
 import { SizeArbiter } from '../viewer-sizes.js';
 import { SpawnerTerminal } from './terminal-sink.js';
 import { HookRelay, type HookResponder } from './host-hooks.js';
+import { LineBacklog } from './line-backlog.js';
 import {
   OLDEST_PROTOCOL,
   PROTOCOL,
@@ -69,13 +70,9 @@ interface Client {
   direct: boolean;
 }
 
-/** Finished lines kept for a controller that was away. */
-const MAX_LINES = 2_000;
 /** A client this far behind pauses the agent's output (backpressure), until every client is below LOW. */
 const HIGH_WATER_BYTES = 1024 * 1024;
 const LOW_WATER_BYTES = 256 * 1024;
-/** Prompts answered through hooks, remembered by id. */
-const MAX_HOOK_ANSWERS = 256;
 /** While output goes on without a pause, `screens` clients hear that it does this often. */
 const ACTIVE_REPEAT_MS = 1_000;
 /** After the agent ended: how long the host waits for its controller to record the end. */
@@ -97,10 +94,8 @@ export class SessionHost {
   private readonly waiting: Client[] = [];
   private readonly sizes: SizeArbiter<Client>;
   private readonly hooks = new HookRelay();
-  private readonly lineBacklog: string[] = [];
-  private readonly hookAnswers: string[] = [];
+  private readonly lineBacklog = new LineBacklog();
   private notice: Extract<HostFrame, { type: 'notice' }> | null = null;
-  private firstLine = 1;
   private paused = false;
   /** The first client came: the agent's output is read from then on. */
   private started = false;
@@ -261,7 +256,7 @@ export class SessionHost {
       case 'inject':
         return this.inject(client, message);
       case 'injected': {
-        const typed = this.hookAnswers.includes(message.id) || (await this.pty.injected(message.id));
+        const typed = this.hooks.answered(message.id) || (await this.pty.injected(message.id));
         return this.reply(client, message.req, { typed });
       }
       case 'interrupt':
@@ -294,8 +289,7 @@ export class SessionHost {
         return;
       case 'hookReply':
         if (this.controller !== client) return;
-        if (message.once !== undefined) this.remember(message.once);
-        return this.hooks.reply(message.id, message.status, message.body);
+        return this.hooks.reply(message.id, message.status, message.body, message.once);
     }
   }
 
@@ -407,9 +401,8 @@ export class SessionHost {
 
   /** The finished lines after number `after` still in the backlog (older ones are gone: `first` says so). */
   private sendLines(client: Client, after: number): void {
-    const from = Math.max(after + 1, this.firstLine);
-    const missed = this.lineBacklog.slice(from - this.firstLine);
-    if (missed.length > 0) this.tell(client.peer, { type: 'lines', first: from, lines: missed });
+    const { first, lines } = this.lineBacklog.after(after);
+    if (lines.length > 0) this.tell(client.peer, { type: 'lines', first, lines });
   }
 
   /** No controller now: the first one waiting (serve) takes over, shown the screen as it is. */
@@ -548,12 +541,6 @@ export class SessionHost {
     if (this.controller) this.tell(this.controller.peer, frame);
   }
 
-  /** A prompt answered through its hook: a later controller asks whether it went out (`injected`). */
-  private remember(promptId: string): void {
-    this.hookAnswers.push(promptId);
-    if (this.hookAnswers.length > MAX_HOOK_ANSWERS) this.hookAnswers.shift();
-  }
-
   private resumeIfDrained(): void {
     if (!this.paused) return;
     if (this.terminal.backlog > LOW_WATER_BYTES) return;
@@ -565,18 +552,8 @@ export class SessionHost {
   private takeLines(): void {
     const lines = this.screen.takeFinishedLines();
     if (lines.length === 0) return;
-    const first = this.lastLineNumber() + 1;
-    this.lineBacklog.push(...lines);
-    const over = this.lineBacklog.length - MAX_LINES;
-    if (over > 0) {
-      this.lineBacklog.splice(0, over);
-      this.firstLine += over;
-    }
+    const first = this.lineBacklog.add(lines);
     this.tellController({ type: 'lines', first, lines });
-  }
-
-  private lastLineNumber(): number {
-    return this.firstLine + this.lineBacklog.length - 1;
   }
 
   /** Said to the controller now, and to each later one (a notice must not depend on who was there). */
