@@ -7,6 +7,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/serve
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
 import { launchChromium } from '../support/browser.js';
 import { ServeProcess } from '../support/serve-process.js';
+import { startFromCard } from '../support/web-e2e.js';
 
 let browser: Browser;
 let anthropic: FakeAnthropic;
@@ -46,12 +47,9 @@ afterEach(async () => {
 /** The text xterm.js draws, row by row. */
 const terminalText = () => page.locator('[data-testid="terminal"] .xterm-rows').innerText();
 
+/** Keys typed before the terminal is live would be dropped: startFromCard waits until it is. */
 async function startAgent(agent: string, folder = project): Promise<void> {
-  await page.goto(url);
-  await page.getByTestId(`folder-${agent}`).fill(folder);
-  await page.getByTestId(`start-${agent}`).click();
-  await page.waitForURL(/#\/session\//, { timeout: 15_000 });
-  await page.getByTestId('terminal').locator('.xterm-rows').waitFor();
+  await startFromCard(page, url, agent, folder);
 }
 
 async function typeInTerminal(text: string): Promise<void> {
