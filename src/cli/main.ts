@@ -11,8 +11,10 @@ import { DEFAULT_DETACH_KEY } from './detach-key.js';
 import { PROMPT_KINDS } from '../core/events.js';
 import { packageVersion } from '../package-files.js';
 
-// Heavy modules (node-pty, xterm) load inside each command's action, so `--version` and `--help` start fast.
-
+/**
+ * The command line. Heavy modules (node-pty, xterm) load inside each command's action: `--version` and
+ * `--help` start fast.
+ */
 export function buildProgram(): Command {
   const program = new Command('agent-bridge')
     .description(

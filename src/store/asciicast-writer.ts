@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.js';
+import { FROM_SOURCES } from '../package-files.js';
 
 /** Output is grouped into one event per this many ms (or per MAX_BATCH_BYTES): fewer, larger writes. */
 export const RECORD_BATCH_MS = 20;
@@ -204,7 +205,7 @@ interface TsxPackage {
 
 /** Built, the thread is plain JavaScript; from the sources (tests, tsx) it loads through tsx first. */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./asciicast-worker.js', import.meta.url));
+  if (!FROM_SOURCES) return new Worker(new URL('./asciicast-worker.js', import.meta.url));
   const require = createRequire(import.meta.url);
   const api = (require('tsx/package.json') as TsxPackage).exports['./esm/api'].import.default;
   const tsx = new URL(api, pathToFileURL(require.resolve('tsx/package.json'))).href;

@@ -14,15 +14,15 @@ const MAX_HOOK_BODY_CHARS = 1024 * 1024;
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.number().check(z.int(), z.minimum(min), z.maximum(max));
-const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
+const chars = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 const size = int(1, 10_000);
 const request = int(0);
-const id = text(1, MAX_ID_CHARS);
+const id = chars(1, MAX_ID_CHARS);
 
 const hello = z.object({
   type: z.literal('hello'),
   protocol: int(0),
-  secret: text(1, 256),
+  secret: chars(1, 256),
   client: z.enum(CLIENT_KINDS),
   /** Become the session's controller (prompts, answers, the store) if no one is. */
   control: z._default(z.enum(['no', 'if-free', 'wait']), 'no'),
@@ -51,7 +51,7 @@ const clientRequests = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('inject'),
     req: request,
-    parts: z.array(text(0, MAX_PART_CHARS)).check(z.maxLength(MAX_PARTS)),
+    parts: z.array(chars(0, MAX_PART_CHARS)).check(z.maxLength(MAX_PARTS)),
     gapMs: int(0, 10_000),
     settleBeforeLast: z.optional(z.boolean()),
     awaitRedraw: z.optional(z.boolean()),
@@ -82,7 +82,7 @@ const clientRequests = z.discriminatedUnion('type', [
     type: z.literal('hookReply'),
     id: int(1),
     status: int(200, 599),
-    body: text(0, MAX_HOOK_BODY_CHARS),
+    body: chars(0, MAX_HOOK_BODY_CHARS),
     /** The prompt this answers: the host remembers it went out (`injected` says so to a later controller). */
     once: z.optional(id),
   }),

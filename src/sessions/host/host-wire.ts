@@ -3,7 +3,8 @@ import type { ScreenState } from '../../drivers/terminal/screen.js';
 /**
  * The session-host protocol: what `run`, `attach` and `serve` (clients) and a session host say over its unix
  * socket, as WebSocket messages. Binary messages are terminal bytes: output (host → client) and a person's keys
- * (client → host). Text messages are JSON, one object each, checked whole by the host (host-requests.ts) and loosely by clients (parseHostFrame).
+ * (client → host). Text messages are JSON, one object each: checked whole by the host (host-requests.ts),
+ * loosely by clients (parseHostFrame).
  *
  * Versions: the client's hello names the newest protocol it speaks, the host's welcome the one both use (the
  * lower). Each side ignores message types and fields it does not know, so a newer agent-bridge can drive an

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
+import { FROM_SOURCES } from '../../package-files.js';
 import type { HostReady, HostStart } from './host-main.js';
 
 /** A host that has not said it is ready by then is not coming (a loaded machine starts Node in ~1 s). */
@@ -128,8 +128,7 @@ export function spawnHost(start: HostStart, terminalFd = STDOUT_FD): Promise<Spa
  * tests run the sources).
  */
 function hostCommand(): string[] {
-  const built = fileURLToPath(new URL('./host-main.js', import.meta.url));
-  if (existsSync(built)) return [built];
+  if (!FROM_SOURCES) return [fileURLToPath(new URL('./host-main.js', import.meta.url))];
   // Resolved here: the host runs in the data folder, where `tsx` is not to be found.
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return ['--import', tsx, fileURLToPath(new URL('./host-main.ts', import.meta.url))];
