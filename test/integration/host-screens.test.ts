@@ -154,9 +154,11 @@ describe("a session host started with its spawner's terminal", () => {
     await connection.request({ type: 'terminal', on: false });
     const detached = terminal.read();
     connection.sendInput('two\r');
-    // Another client sees the session go on; the spawner's terminal gets nothing more.
-    const other = await started.connect({});
+    // Another client sees the session go on; the spawner's terminal gets nothing more, even if it asks for it.
+    const other = await started.connect({ direct: true });
+    expect(other.welcome.direct).toBeUndefined();
     const seenOther = listen(other);
+    await other.request({ type: 'terminal', on: true });
     other.sendInput('three\r');
     await waitFor('the session going on', () => seenOther.output().includes('got [three]'));
     expect(terminal.read()).toBe(detached);
