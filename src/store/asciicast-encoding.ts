@@ -89,35 +89,58 @@ function nextByByte(bytes: Buffer): (from: number) => number {
 }
 
 /**
- * The same, four bytes at a time over the aligned middle of the chunk: a word holds a byte to escape if one of
- * its bytes is below 0x20 or equals 0x22 or 0x5c (the classic "has a byte less than / equal to" bit tricks,
- * exact as to whether one does); only such a word is then looked at byte by byte.
+ * The same, faster: `"` and `\\` are found natively (`indexOf`, remembered until passed) and controls four
+ * bytes at a time over the aligned middle of the chunk, four words per step: a word holds a byte below 0x20
+ * if `(x - 0x20202020) & ~x & 0x80808080` is not 0 (the classic "has a byte less than" bit trick, exact as to
+ * whether one does); only such a word is then looked at byte by byte.
  */
 function nextByWord(bytes: Buffer): (from: number) => number {
   const length = bytes.length;
   const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
   const words = new Int32Array(bytes.buffer, bytes.byteOffset + head, (length - head) >> 2);
-  const tail = head + words.length * 4;
-  const scan = (from: number, to: number) => scanVerbatim(bytes, from, to);
+  let quoteAt = -1;
+  let slashAt = -1;
   return (from) => {
-    let i = from;
-    if (i < tail) {
-      // The bytes before the first whole word from `from` on, one by one.
-      const wordStart = i < head ? head : head + Math.ceil((i - head) / 4) * 4;
-      i = scan(i, wordStart);
-      if (i < wordStart) return i;
-      for (let w = (wordStart - head) >> 2; w < words.length; w++) {
-        const x = words[w]!;
-        const quote = x ^ 0x22222222;
-        const slash = x ^ 0x5c5c5c5c;
-        const flags =
-          ((x - 0x20202020) & ~x) | ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
-        if ((flags & 0x80808080) !== 0) return scan(head + w * 4, head + w * 4 + 4);
-      }
-      i = tail;
-    }
-    return scan(i, length);
+    if (quoteAt < from) quoteAt = indexOrLength(bytes, 0x22, from);
+    if (slashAt < from) slashAt = indexOrLength(bytes, 0x5c, from);
+    return nextControl(bytes, words, head, from, Math.min(quoteAt, slashAt));
   };
+}
+
+function indexOrLength(bytes: Buffer, byte: number, from: number): number {
+  const at = bytes.indexOf(byte, from);
+  return at < 0 ? bytes.length : at;
+}
+
+/** The index of the first control byte in `bytes[from..to)`, or `to`; `words` are `bytes` from `head` on. */
+function nextControl(bytes: Buffer, words: Int32Array, head: number, from: number, to: number): number {
+  const firstWord = from <= head ? 0 : (from - head + 3) >> 2;
+  const wordsFrom = head + firstWord * 4;
+  if (wordsFrom >= to) return controlByByte(bytes, from, to);
+  const before = controlByByte(bytes, from, wordsFrom);
+  if (before < wordsFrom) return before;
+  const lastWord = Math.min(words.length, (to - head) >> 2);
+  let w = firstWord;
+  for (; w + 4 <= lastWord; w += 4) {
+    const a = words[w]!;
+    const b = words[w + 1]!;
+    const c = words[w + 2]!;
+    const d = words[w + 3]!;
+    const flags =
+      ((a - 0x20202020) & ~a) | ((b - 0x20202020) & ~b) | ((c - 0x20202020) & ~c) | ((d - 0x20202020) & ~d);
+    if ((flags & 0x80808080) !== 0) break;
+  }
+  for (; w < lastWord; w++) {
+    const x = words[w]!;
+    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) return controlByByte(bytes, head + w * 4, to);
+  }
+  return controlByByte(bytes, head + lastWord * 4, to);
+}
+
+function controlByByte(bytes: Buffer, from: number, to: number): number {
+  let i = from;
+  while (i < to && bytes[i]! >= 0x20) i++;
+  return i;
 }
 
 /**
