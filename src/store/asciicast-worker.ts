@@ -1,34 +1,41 @@
-import { closeSync, openSync, writeSync, writevSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { closeSync, openSync, writevSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
 import { JsonOutputEncoder } from './asciicast-encoding.js';
-import type { RecorderReply, RecorderRequest } from './asciicast-writer.js';
+import type { RecorderReply } from './asciicast-writer.js';
+import {
+  RECORD_CLOSE,
+  RECORD_OPEN,
+  RECORD_OUTPUT,
+  RECORD_RESIZE,
+  RingReader,
+  type RingRecord,
+} from './recording-ring.js';
 
 /**
  * The recordings' thread: turns output bytes into asciicast lines (UTF-8 as a stream, so a character split
  * across batches is kept; JSON-escaped) and writes them, off the thread that relays the terminal. One thread
- * serves every recording of the process; each request names its recording.
+ * serves every recording of the process; it reads their records from the ring the relaying thread fills
+ * (recording-ring.ts), in order, and writes what a wake-up brought in one call per file.
  */
 interface Recording {
   fd: number;
   encoder: JsonOutputEncoder;
+  /** Lines not written yet: may be views of the ring, so written before its space is given back. */
+  lines: Uint8Array[];
 }
 
 const QUOTE_END = Buffer.from('"]\n');
 
 const recordings = new Map<number, Recording>();
 const port = parentPort!;
+const ring = new RingReader((workerData as { ring: SharedArrayBuffer }).ring);
 
 function reply(message: RecorderReply): void {
   port.postMessage(message);
 }
 
-function line(seconds: number, code: 'o' | 'r', data: string): string {
-  return `[${seconds.toFixed(6)}, "${code}", ${JSON.stringify(data)}]\n`;
-}
-
-/** An output event's line as buffers: its JSON string body is already escaped bytes. */
-function outputLine(seconds: number, body: Buffer): Buffer[] {
-  return [Buffer.from(`[${seconds.toFixed(6)}, "o", "`), body, QUOTE_END];
+function text(data: Uint8Array[]): string {
+  return Buffer.concat(data).toString('utf8');
 }
 
 function fail(id: number, error: unknown): void {
@@ -47,44 +54,74 @@ function closeQuietly(fd: number): void {
   }
 }
 
-function handle(request: RecorderRequest): void {
-  if (request.op === 'open') {
-    const fd = openSync(request.file, 'wx', 0o600);
-    recordings.set(request.id, { fd, encoder: new JsonOutputEncoder() });
-    writeSync(fd, request.header);
+/** An output event's line: its JSON string body is already escaped bytes (one piece per part of the ring). */
+function addOutput(recording: Recording, seconds: number, body: Uint8Array[]): void {
+  const pieces = body.filter((piece) => piece.length > 0);
+  if (pieces.length)
+    recording.lines.push(Buffer.from(`[${seconds.toFixed(6)}, "o", "`), ...pieces, QUOTE_END);
+}
+
+function writeLines(recording: Recording): void {
+  if (recording.lines.length) writevSync(recording.fd, recording.lines);
+  recording.lines = [];
+}
+
+function handle(record: RingRecord): void {
+  const { kind, id, seconds, data } = record;
+  if (kind === RECORD_OPEN) {
+    const { file, header } = JSON.parse(text(data)) as { file: string; header: string };
+    const fd = openSync(file, 'wx', 0o600);
+    recordings.set(id, { fd, encoder: new JsonOutputEncoder(), lines: [Buffer.from(header)] });
     return;
   }
-  const recording = recordings.get(request.id);
-  if (request.op === 'close') {
+  const recording = recordings.get(id);
+  if (kind === RECORD_CLOSE) {
     if (recording) {
-      recordings.delete(request.id);
-      const rest = recording.encoder.end();
+      recordings.delete(id);
+      addOutput(recording, seconds, [recording.encoder.end()]);
       try {
-        if (rest.length) writevSync(recording.fd, outputLine(request.seconds, rest));
+        writeLines(recording);
       } finally {
         closeSync(recording.fd);
       }
     }
-    reply({ op: 'closed', id: request.id });
+    reply({ op: 'closed', id });
     return;
   }
   if (!recording) return; // it failed before: said once already
-  const lines: Buffer[] = [];
-  for (const event of request.events) {
-    if (typeof event.data === 'string') lines.push(Buffer.from(line(event.seconds, event.code, event.data)));
-    else {
-      const body = recording.encoder.write(event.data);
-      if (body.length) lines.push(...outputLine(event.seconds, body));
-    }
-  }
-  if (lines.length) writevSync(recording.fd, lines);
+  if (kind === RECORD_OUTPUT)
+    addOutput(
+      recording,
+      seconds,
+      data.map((part) => recording.encoder.write(part)),
+    );
+  else if (kind === RECORD_RESIZE)
+    recording.lines.push(Buffer.from(`[${seconds.toFixed(6)}, "r", ${JSON.stringify(text(data))}]\n`));
 }
 
-port.on('message', (request: RecorderRequest) => {
+function guarded(id: number, kind: number, work: () => void): void {
   try {
-    handle(request);
+    work();
   } catch (error) {
-    fail(request.id, error);
-    if (request.op === 'close') reply({ op: 'closed', id: request.id });
+    fail(id, error);
+    if (kind === RECORD_CLOSE) reply({ op: 'closed', id });
   }
-});
+}
+
+/** Everything published so far: handled, written, and its space given back. */
+function drain(): void {
+  for (const record of ring.read()) guarded(record.id, record.kind, () => handle(record));
+  for (const [id, recording] of recordings) guarded(id, 0, () => writeLines(recording));
+  if (ring.release()) reply({ op: 'room' });
+}
+
+async function serve(): Promise<void> {
+  for (;;) {
+    drain();
+    await ring.next();
+  }
+}
+
+// The port keeps this thread alive (a pending Atomics.waitAsync does not); nothing comes through it.
+port.on('message', () => undefined);
+void serve();

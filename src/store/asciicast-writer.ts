@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.js';
 import { FROM_SOURCES } from '../package-files.js';
+import { RECORD_CLOSE, RECORD_OPEN, RECORD_RESIZE, RingWriter, createRing } from './recording-ring.js';
 
 /** Output is grouped into one event per this many ms (or per MAX_BATCH_BYTES): fewer, larger writes. */
 export const RECORD_BATCH_MS = 20;
@@ -18,21 +19,11 @@ export interface AsciicastHeader {
   env?: Record<string, string>;
 }
 
-/** One asciicast event for the recordings' thread; output as raw bytes (it decodes them), resizes as text. */
-export interface RecorderEvent {
-  seconds: number;
-  code: 'o' | 'r';
-  data: Uint8Array | string;
-}
-
-/** What the recordings' thread (asciicast-worker.ts) is asked, one recording per id. */
-export type RecorderRequest =
-  | { op: 'open'; id: number; file: string; header: string }
-  | { op: 'events'; id: number; events: RecorderEvent[] }
-  | { op: 'close'; id: number; seconds: number };
-
 export type RecorderReply =
-  { op: 'failed'; id: number; message: string; code?: string } | { op: 'closed'; id: number };
+  | { op: 'failed'; id: number; message: string; code?: string }
+  | { op: 'closed'; id: number }
+  /** The thread read on after the relaying thread found the ring full: what waits can go in. */
+  | { op: 'room' };
 
 /**
  * Writes a terminal session as asciicast v2 (https://docs.asciinema.org/manual/asciicast/v2/): a JSON header
@@ -46,9 +37,9 @@ export class AsciicastWriter {
   private readonly id: number;
   private readonly clock: Clock;
   private readonly startedAt: number;
-  private batch: Uint8Array[] = [];
+  /** The current event's time, while one is gathered. */
+  private batchAt: number | null = null;
   private batchBytes = 0;
-  private batchAt = 0;
   private timer: TimerHandle | null = null;
   private closed = false;
   private readonly done: Promise<void>;
@@ -77,10 +68,11 @@ export class AsciicastWriter {
     });
   }
 
+  /** Copies `chunk` into the current event (the thread's ring); the event ends after its time or size. */
   output(chunk: Uint8Array): void {
     if (this.closed) return;
-    if (this.batch.length === 0) this.batchAt = this.clock.now();
-    this.batch.push(chunk);
+    this.batchAt ??= this.clock.now();
+    this.thread.output(this.id, this.seconds(this.batchAt), chunk);
     this.batchBytes += chunk.byteLength;
     if (this.batchBytes >= MAX_BATCH_BYTES) this.flush();
     else this.timer ??= this.clock.after(RECORD_BATCH_MS, () => this.flush());
@@ -88,7 +80,8 @@ export class AsciicastWriter {
 
   resize(cols: number, rows: number): void {
     if (this.closed) return;
-    this.flush({ seconds: this.seconds(this.clock.now()), code: 'r', data: `${cols}x${rows}` });
+    this.flush();
+    this.thread.resize(this.id, this.seconds(this.clock.now()), `${cols}x${rows}`);
   }
 
   /** Writes what is buffered and closes the file; resolves once it is on disk. */
@@ -96,7 +89,7 @@ export class AsciicastWriter {
     if (!this.closed) {
       this.flush();
       this.closed = true;
-      this.thread.send({ op: 'close', id: this.id, seconds: this.seconds(this.clock.now()) });
+      this.thread.close(this.id, this.seconds(this.clock.now()));
     }
     return this.done;
   }
@@ -105,30 +98,15 @@ export class AsciicastWriter {
     this.closed = true;
     this.timer?.cancel();
     this.timer = null;
-    this.batch = [];
-    this.batchBytes = 0;
   }
 
-  /** Hands the gathered bytes (copied into one buffer the thread takes over) and `then` to the thread. */
-  private flush(then?: RecorderEvent): void {
+  /** Ends the current event: the thread sees it (and wakes, if it sleeps). */
+  private flush(): void {
     this.timer?.cancel();
     this.timer = null;
-    const events: RecorderEvent[] = [];
-    const transfer: ArrayBuffer[] = [];
-    if (this.batchBytes > 0) {
-      const data = new Uint8Array(this.batchBytes);
-      let at = 0;
-      for (const chunk of this.batch) {
-        data.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      events.push({ seconds: this.seconds(this.batchAt), code: 'o', data });
-      transfer.push(data.buffer);
-    }
-    this.batch = [];
+    this.batchAt = null;
     this.batchBytes = 0;
-    if (then) events.push(then);
-    if (events.length > 0) this.thread.send({ op: 'events', id: this.id, events }, transfer);
+    this.thread.publish();
   }
 
   private seconds(at: number): number {
@@ -148,6 +126,7 @@ interface Handlers {
 class RecorderThread {
   private static instance: RecorderThread | null = null;
   private readonly worker: Worker;
+  private readonly ring: RingWriter;
   private readonly recordings = new Map<number, Handlers>();
   private nextId = 1;
 
@@ -157,7 +136,9 @@ class RecorderThread {
   }
 
   private constructor() {
-    this.worker = startWorker();
+    const ring = createRing();
+    this.ring = new RingWriter(ring);
+    this.worker = startWorker(ring);
     this.worker.unref();
     this.worker.on('message', (reply: RecorderReply) => this.onReply(reply));
     this.worker.on('error', (error) => this.lost(error));
@@ -168,16 +149,34 @@ class RecorderThread {
     const id = this.nextId++;
     if (this.recordings.size === 0) this.worker.ref();
     this.recordings.set(id, handlers);
-    this.send({ op: 'open', id, file, header });
+    this.ring.record(RECORD_OPEN, id, 0, Buffer.from(JSON.stringify({ file, header })));
+    this.ring.publish();
     return id;
   }
 
-  send(request: RecorderRequest, transfer: ArrayBuffer[] = []): void {
-    if (this.recordings.has(request.id)) this.worker.postMessage(request, transfer);
+  output(id: number, seconds: number, chunk: Uint8Array): void {
+    if (this.recordings.has(id)) this.ring.output(id, seconds, chunk);
+  }
+
+  resize(id: number, seconds: number, size: string): void {
+    if (!this.recordings.has(id)) return;
+    this.ring.record(RECORD_RESIZE, id, seconds, Buffer.from(size));
+    this.ring.publish();
+  }
+
+  close(id: number, seconds: number): void {
+    if (!this.recordings.has(id)) return;
+    this.ring.record(RECORD_CLOSE, id, seconds);
+    this.ring.publish();
+  }
+
+  publish(): void {
+    this.ring.publish();
   }
 
   /** A recording that failed is over as well: it wrote what it could, and its close() resolves. */
   private onReply(reply: RecorderReply): void {
+    if (reply.op === 'room') return this.ring.roomMade();
     const handlers = this.recordings.get(reply.id);
     if (!handlers) return;
     this.recordings.delete(reply.id);
@@ -204,12 +203,13 @@ interface TsxPackage {
 }
 
 /** Built, the thread is plain JavaScript; from the sources (tests, tsx) it loads through tsx first. */
-function startWorker(): Worker {
-  if (!FROM_SOURCES) return new Worker(new URL('./asciicast-worker.js', import.meta.url));
+function startWorker(ring: SharedArrayBuffer): Worker {
+  const workerData = { ring };
+  if (!FROM_SOURCES) return new Worker(new URL('./asciicast-worker.js', import.meta.url), { workerData });
   const require = createRequire(import.meta.url);
   const api = (require('tsx/package.json') as TsxPackage).exports['./esm/api'].import.default;
   const tsx = new URL(api, pathToFileURL(require.resolve('tsx/package.json'))).href;
   const entry = new URL('./asciicast-worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => (tsx.register(), import(${JSON.stringify(entry)})));`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { eval: true, workerData });
 }

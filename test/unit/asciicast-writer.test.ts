@@ -108,6 +108,32 @@ describe('asciicast v2 writer', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
+  it('records three streams at once, each far larger than the thread can take in one go, every byte in order', async () => {
+    // Written without a pause, 12 MiB fill the recordings' ring (4 MiB) many times over: what does not fit
+    // waits on this thread until the recordings' thread has read on. Three recordings share the ring.
+    const clock = new FakeClock();
+    const texts = ['a', 'b', 'c'].map((tag) =>
+      Array.from({ length: 150_000 }, (_, i) => `${tag}${i} é✳ "q" \\ \x1b[3${i % 8}m\r\n`).join(''),
+    );
+    const writers = texts.map(
+      (_, i) =>
+        new AsciicastWriter(path.join(dir, `big-${i}.cast`), { width: 80, height: 24, timestamp: 0 }, clock),
+    );
+    const streams = texts.map((text) => Buffer.from(text, 'utf8'));
+    const longest = Math.max(...streams.map((s) => s.length));
+    for (let at = 0, i = 0; at < longest; i++) {
+      const size = 1 + ((i * 7919) % 9000);
+      streams.forEach((bytes, w) => writers[w]!.output(bytes.subarray(at, at + size)));
+      at += size;
+      if (i % 97 === 0) clock.advance(RECORD_BATCH_MS);
+    }
+    await Promise.all(writers.map((writer) => writer.close()));
+    texts.forEach((text, i) => {
+      const events = lines(path.join(dir, `big-${i}.cast`)).slice(1) as Array<[number, string, string]>;
+      expect(events.map((e) => e[2]).join('')).toBe(text);
+    });
+  });
+
   it('is listed with its start time, duration and command', async () => {
     const clock = new FakeClock();
     const file = path.join(dir, 'e.cast');
