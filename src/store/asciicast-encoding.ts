@@ -50,6 +50,8 @@ const VERBATIM = Uint8Array.from({ length: 256 }, (_, byte) =>
 );
 /** A run of verbatim bytes this long is copied natively; shorter ones byte by byte (a call costs more). */
 const NATIVE_COPY_BYTES = 48;
+/** After an escape, this many bytes are looked at one by one before a longer run is looked for. */
+const NEAR_BYTES = 8;
 /** Below this, looking at four bytes at a time costs more than it saves. */
 const WORDS_FROM_BYTES = 64;
 
@@ -68,7 +70,11 @@ function escapeValid(bytes: Buffer): Buffer {
   while (i < length) {
     const escape = ESCAPES[bytes[i]!]!;
     for (let k = 0; k < escape.length; k++) out[at++] = escape[k]!;
-    const start = ++i;
+    // The next few bytes one by one, copied as they are looked at (TUI output escapes every few bytes).
+    const near = Math.min(length, ++i + NEAR_BYTES);
+    while (i < near && VERBATIM[bytes[i]!] === 1) out[at++] = bytes[i++]!;
+    if (i < near || i === length) continue;
+    const start = i;
     i = next(start);
     if (i - start > NATIVE_COPY_BYTES) at += bytes.copy(out, at, start, i);
     else for (let k = start; k < i; k++) out[at++] = bytes[k]!;
