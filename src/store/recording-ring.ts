@@ -22,7 +22,8 @@ const READ = 1;
 const READER_WAITING = 2;
 const WANTS_ROOM = 3;
 
-export const DEFAULT_RING_BYTES = 4 * 1024 * 1024;
+/** Eight batches of output (a resident cost once output has gone round it once: memory per session host). */
+export const DEFAULT_RING_BYTES = 2 * 1024 * 1024;
 
 export function createRing(ringBytes = DEFAULT_RING_BYTES): SharedArrayBuffer {
   if (ringBytes < 1024 || (ringBytes & (ringBytes - 1)) !== 0)

@@ -4,6 +4,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endSessionHosts } from './session-hosts.js';
 
 export interface ClaudeHomeOptions {
   /** The fake API, e.g. http://127.0.0.1:PORT (no trailing /v1). */
@@ -77,7 +78,11 @@ export async function prepareClaudeHome(opts: ClaudeHomeOptions): Promise<Claude
   return {
     home,
     env: offlineEnv(home, opts.baseUrl, apiKey),
-    cleanup: () => rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
+    // Agents that serve let go on in their session hosts write here as they end: they end first.
+    cleanup: async () => {
+      await endSessionHosts(join(home, '.agent-bridge'));
+      await rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    },
   };
 }
 

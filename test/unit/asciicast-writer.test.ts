@@ -109,7 +109,7 @@ describe('asciicast v2 writer', () => {
   });
 
   it('records three streams at once, each far larger than the thread can take in one go, every byte in order', async () => {
-    // Written without a pause, 12 MiB fill the recordings' ring (4 MiB) many times over: what does not fit
+    // Written without a pause, 12 MiB fill the recordings' ring (2 MiB) many times over: what does not fit
     // waits on this thread until the recordings' thread has read on. Three recordings share the ring.
     const clock = new FakeClock();
     const texts = ['a', 'b', 'c'].map((tag) =>
