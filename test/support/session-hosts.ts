@@ -1,50 +1,46 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { DATABASE_FILE } from '../../src/store/store.js';
+import { StoreRefused } from '../../src/store/database.js';
+import { openStore } from '../../src/store/store.js';
+import { processExists, waitFor } from './wait.js';
+
+/** The session hosts a data folder's store names for its running sessions: pid and socket. */
+export function sessionHosts(dataDir: string): Array<{ session: string; pid: number; socket: string }> {
+  if (!existsSync(path.join(dataDir, 'agent-bridge.db'))) return [];
+  const store = openStore({ dir: dataDir });
+  try {
+    return store.sessions
+      .list()
+      .flatMap((s) =>
+        s.sessionHost
+          ? [{ session: s.id, pid: s.sessionHost.process.pid, socket: s.sessionHost.socket }]
+          : [],
+      );
+  } finally {
+    store.close();
+  }
+}
 
 /**
- * Ends the session hosts a data folder's store knows as running, and waits until they are gone with their
- * agents. `serve` lets its hosted sessions go on when it stops (the next serve takes them over), so a test
- * that stopped serve still has agents running: they must end before the folders they write to are removed,
- * or an agent writing as it ends (Claude Code saves its transcript) creates them again, and lives on.
+ * Ends the session hosts a test started (by the pids its store names), and their agents with them: SIGTERM
+ * to each host (it stops its agent's process group), SIGKILL to the host's own group if it lingers.
  */
-export async function endSessionHosts(dataDir: string, timeoutMs = 10_000): Promise<void> {
-  const file = path.join(dataDir, DATABASE_FILE);
-  if (!existsSync(file)) return;
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  let pids: number[];
-  try {
-    pids = (
-      db
-        .prepare("SELECT host_pid FROM sessions WHERE status = 'active' AND host_pid IS NOT NULL")
-        .all() as Array<{
-        host_pid: number;
-      }>
-    ).map((row) => row.host_pid);
-  } finally {
-    db.close();
-  }
-  const hosts = pids.filter(isSessionHost);
-  for (const pid of hosts) signal(pid, 'SIGTERM');
-  const deadline = Date.now() + timeoutMs;
-  while (hosts.some(isSessionHost) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  for (const pid of hosts.filter(isSessionHost)) signal(pid, 'SIGKILL');
+export async function endSessionHosts(dataDir: string): Promise<void> {
+  const hosts = listedHosts(dataDir).filter((h) => processExists(h.pid));
+  for (const host of hosts) process.kill(host.pid, 'SIGTERM');
+  await waitFor('the session hosts to end', () => hosts.every((h) => !processExists(h.pid)), {
+    timeoutMs: 10_000,
+  }).catch(() => {
+    for (const host of hosts) if (processExists(host.pid)) process.kill(-host.pid, 'SIGKILL');
+  });
 }
 
-/** Still a session host (not a process that took its pid since). */
-function isSessionHost(pid: number): boolean {
+/** The hosts a store names; none when a test damaged the store on purpose (its sessions had ended before). */
+function listedHosts(dataDir: string): ReturnType<typeof sessionHosts> {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('host-main');
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // gone already
+    return sessionHosts(dataDir);
+  } catch (error) {
+    if (error instanceof StoreRefused) return [];
+    throw error;
   }
 }
