@@ -8,6 +8,8 @@ import { RECORD_CLOSE, RECORD_OPEN, RECORD_RESIZE, RingWriter, createRing } from
 /** Output is grouped into one event per this many ms (or per MAX_BATCH_BYTES): fewer, larger writes. */
 export const RECORD_BATCH_MS = 20;
 const MAX_BATCH_BYTES = 256 * 1024;
+/** A header this large (a command line of megabytes) is not recorded: the ring takes records up to its size. */
+const MAX_HEADER_BYTES = 256 * 1024;
 
 export interface AsciicastHeader {
   width: number;
@@ -149,7 +151,14 @@ class RecorderThread {
     const id = this.nextId++;
     if (this.recordings.size === 0) this.worker.ref();
     this.recordings.set(id, handlers);
-    this.ring.record(RECORD_OPEN, id, 0, Buffer.from(JSON.stringify({ file, header })));
+    const open = Buffer.from(JSON.stringify({ file, header }));
+    if (open.byteLength > MAX_HEADER_BYTES) {
+      // Said like any failure to write, after the constructor returned: the recording stops, the session goes on.
+      const message = `the recording's header is ${open.byteLength} bytes (its command or title is too long to record)`;
+      queueMicrotask(() => this.onReply({ op: 'failed', id, message }));
+      return id;
+    }
+    this.ring.record(RECORD_OPEN, id, 0, open);
     this.ring.publish();
     return id;
   }

@@ -134,6 +134,24 @@ describe('asciicast v2 writer', () => {
     });
   });
 
+  it('says a recording whose header is too large to record stopped, and the next one records', async () => {
+    const stopped: Error[] = [];
+    const huge = new AsciicastWriter(
+      path.join(dir, 'huge.cast'),
+      { width: 80, height: 24, timestamp: 0, command: 'x'.repeat(300 * 1024) },
+      new FakeClock(),
+      (error) => stopped.push(error),
+    );
+    huge.output(Buffer.from('never written'));
+    await huge.close();
+    expect(stopped.map((e) => e.message)).toEqual([expect.stringMatching(/header is \d+ bytes/)]);
+    const file = path.join(dir, 'after.cast');
+    const next = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, new FakeClock());
+    next.output(Buffer.from('fine'));
+    await next.close();
+    expect((lines(file)[1] as unknown[])[2]).toBe('fine');
+  });
+
   it('is listed with its start time, duration and command', async () => {
     const clock = new FakeClock();
     const file = path.join(dir, 'e.cast');
