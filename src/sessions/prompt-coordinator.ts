@@ -189,11 +189,12 @@ export class PromptCoordinator {
    */
   adopt(records: PromptRecord[], deliverFor: (record: PromptRecord) => Deliver | null): void {
     const { prompts, clock } = this.options;
-    for (const record of records) {
-      if (record.status === 'injected') {
-        this.safely('resolving a typed answer', () => prompts.transition(record.id, 'resolved'));
+    for (const taken of records) {
+      if (taken.status === 'injected') {
+        this.safely('resolving a typed answer', () => prompts.transition(taken.id, 'resolved'));
         continue;
       }
+      const record = this.routeUnrouted(taken);
       let settle!: () => void;
       const settled = new Promise<void>((resolve) => (settle = resolve));
       const source = record.source === 'hook' || record.source === 'protocol' ? record.source : 'screen';
@@ -212,6 +213,21 @@ export class PromptCoordinator {
       if (this.active) this.queue.push(entry);
       else this.active = entry;
     }
+  }
+
+  /**
+   * A prompt its previous controller stored and died before routing (killed between the two writes): routed
+   * now, as raising it would have, so the chats and `approvals` see it waiting. Others are returned as they are.
+   */
+  private routeUnrouted(record: PromptRecord): PromptRecord {
+    if (record.status !== 'created' && record.status !== 'routed') return record;
+    const { prompts } = this.options;
+    this.safely('routing a prompt taken over', () => {
+      if (record.status === 'created') prompts.transition(record.id, 'routed');
+      prompts.transition(record.id, 'awaiting_reply');
+      this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'], taken_over: true });
+    });
+    return this.safely('reading a prompt', () => prompts.get(record.id)) ?? record;
   }
 
   /**

@@ -130,7 +130,7 @@ export class RingWriter {
     if (this.waiting.length > 0) this.askForRoom();
   }
 
-  /** Whether records are waiting for room (for tests and the thread's keep-alive). */
+  /** How many records wait for room (tests look). */
   get backlog(): number {
     return this.waiting.length;
   }

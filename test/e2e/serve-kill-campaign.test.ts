@@ -136,8 +136,17 @@ describe('serve killed with -9 during output, a prompt and an answer', () => {
         });
         if (kills.includes('prompt')) {
           await killServe(store, `round ${round}, prompt waiting`, killed);
-          // The very same prompt is still asked: taken back, not raised again.
-          expect(promptOf(store, round).map((p) => [p.id, p.status])).toEqual([[asked.id, 'awaiting_reply']]);
+          // The very same prompt is still asked: taken back, not raised again (routed by the new serve if the
+          // old one was killed between storing and routing it: the takeover's writes follow its claim).
+          const still = () => promptOf(store, round).map((p) => [p.id, p.status]);
+          await waitFor(
+            'the prompt asked again',
+            () => still().some(([, status]) => status === 'awaiting_reply'),
+            {
+              timeoutMs: 5_000,
+            },
+          ).catch(() => undefined);
+          expect(still()).toEqual([[asked.id, 'awaiting_reply']]);
         }
         if (kills.includes('answer')) {
           const answering = cli(['approvals', 'answer', asked.id, 'y'], env);

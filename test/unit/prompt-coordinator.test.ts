@@ -149,6 +149,24 @@ describe('prompt coordinator', () => {
     coordinator.stop('the session ended');
     expect(store.prompts.get(record.id)).toMatchObject({ status: 'failed', note: 'the session ended' });
   });
+
+  it('routes a prompt its previous controller stored and died before routing, when it takes it over', async () => {
+    const { coordinator, delivered, deliver } = setup();
+    // Killed between storing the prompt and routing it: the row says `created`.
+    const stored = store.prompts.create('sess', yesNoPrompt(), 60_000, 'screen');
+    coordinator.adopt([stored], () => deliver);
+    expect(store.prompts.get(stored.id)).toMatchObject({ status: 'awaiting_reply' });
+    expect(events()).toEqual(['PROMPT_ROUTED']);
+    // Answerable as any other: the answer is typed once.
+    expect(answerPrompt(store, { promptRef: stored.id, raw: 'y', decidedBy: 'cli:test' })).toMatchObject({
+      ok: true,
+    });
+    coordinator.poke();
+    await settle();
+    expect(delivered).toHaveLength(1);
+    expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
+    coordinator.stop('done');
+  });
 });
 
 describe('hook grace', () => {
