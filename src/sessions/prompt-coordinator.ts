@@ -221,13 +221,16 @@ export class PromptCoordinator {
    */
   private routeUnrouted(record: PromptRecord): PromptRecord {
     if (record.status !== 'created' && record.status !== 'routed') return record;
+    this.safely('routing a prompt taken over', () => this.route(record, { taken_over: true }));
+    return this.safely('reading a prompt', () => this.options.prompts.get(record.id)) ?? record;
+  }
+
+  /** A stored prompt (`created`, or `routed` by a controller that died) routed: it waits for a reply now. */
+  private route(record: PromptRecord, fields: Record<string, unknown> = {}): void {
     const { prompts } = this.options;
-    this.safely('routing a prompt taken over', () => {
-      if (record.status === 'created') prompts.transition(record.id, 'routed');
-      prompts.transition(record.id, 'awaiting_reply');
-      this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'], taken_over: true });
-    });
-    return this.safely('reading a prompt', () => prompts.get(record.id)) ?? record;
+    if (record.status === 'created') prompts.transition(record.id, 'routed');
+    prompts.transition(record.id, 'awaiting_reply');
+    this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'], ...fields });
   }
 
   /**
@@ -313,9 +316,7 @@ export class PromptCoordinator {
         source: entry.source,
         excerpt: record.excerpt,
       });
-      prompts.transition(record.id, 'routed');
-      prompts.transition(record.id, 'awaiting_reply');
-      this.audit('PROMPT_ROUTED', record, { channels: ['terminal', 'cli'] });
+      this.route(record);
       entry.record = prompts.get(record.id) ?? record;
     } catch (error) {
       // Not stored, so nobody elsewhere can answer it; the agent's own terminal still can.

@@ -39,8 +39,8 @@ export class AsciicastWriter {
   private readonly id: number;
   private readonly clock: Clock;
   private readonly startedAt: number;
-  /** The current event's time, while one is gathered. */
-  private batchAt: number | null = null;
+  /** The current event's time (seconds into the recording), while one is gathered. */
+  private eventSeconds: number | null = null;
   private batchBytes = 0;
   private timer: TimerHandle | null = null;
   private closed = false;
@@ -73,8 +73,8 @@ export class AsciicastWriter {
   /** Copies `chunk` into the current event (the thread's ring); the event ends after its time or size. */
   output(chunk: Uint8Array): void {
     if (this.closed) return;
-    this.batchAt ??= this.clock.now();
-    this.thread.output(this.id, this.seconds(this.batchAt), chunk);
+    this.eventSeconds ??= this.seconds(this.clock.now());
+    this.thread.output(this.id, this.eventSeconds, chunk);
     this.batchBytes += chunk.byteLength;
     if (this.batchBytes >= MAX_BATCH_BYTES) this.flush();
     else this.timer ??= this.clock.after(RECORD_BATCH_MS, () => this.flush());
@@ -106,7 +106,7 @@ export class AsciicastWriter {
   private flush(): void {
     this.timer?.cancel();
     this.timer = null;
-    this.batchAt = null;
+    this.eventSeconds = null;
     this.batchBytes = 0;
     this.thread.publish();
   }
