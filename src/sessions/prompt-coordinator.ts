@@ -303,21 +303,23 @@ export class PromptCoordinator {
     if (!entry) return this.options.onClear?.();
     const { prompts, clock, ttlMs } = this.options;
     try {
-      const record = prompts.create(
-        this.options.sessionId,
-        entry.detected,
-        ttlMs(entry.detected.kind),
-        entry.source,
-      );
-      entry.record = record;
-      this.audit('PROMPT_DETECTED', record, {
-        kind: record.kind,
-        confidence: record.confidence,
-        source: entry.source,
-        excerpt: record.excerpt,
+      // Stored and routed in one write: a controller killed in between cannot leave it stored but unrouted.
+      entry.record = prompts.atomically(() => {
+        const record = prompts.create(
+          this.options.sessionId,
+          entry.detected,
+          ttlMs(entry.detected.kind),
+          entry.source,
+        );
+        this.audit('PROMPT_DETECTED', record, {
+          kind: record.kind,
+          confidence: record.confidence,
+          source: entry.source,
+          excerpt: record.excerpt,
+        });
+        this.route(record);
+        return prompts.get(record.id) ?? record;
       });
-      this.route(record);
-      entry.record = prompts.get(record.id) ?? record;
     } catch (error) {
       // Not stored, so nobody elsewhere can answer it; the agent's own terminal still can.
       this.storageFailed('storing a prompt (answer it in the terminal)', error);

@@ -144,6 +144,11 @@ export class PromptStore {
     return this.get(id)!;
   }
 
+  /** Runs `work` as one write (the store's write lock taken first): all of its changes are kept, or none. */
+  atomically<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
   get(id: string): PromptRecord | null {
     const row = this.db.prepare('SELECT * FROM prompts WHERE id = ?').get(id) as Row | undefined;
     return row ? fromRow(row) : null;

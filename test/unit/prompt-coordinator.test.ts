@@ -167,6 +167,30 @@ describe('prompt coordinator', () => {
     expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
     coordinator.stop('done');
   });
+  it('stores a prompt and routes it in one write: when routing fails, nothing of it is left half-stored', () => {
+    const { coordinator, opened, deliver } = setup();
+    const failures: string[] = [];
+    const failing = new PromptCoordinator({
+      sessionId: 'sess',
+      prompts: store.prompts,
+      audit: store.audit,
+      clock: store.clock,
+      ttlMs: () => 60_000,
+      onStorageError: (what) => failures.push(what),
+    });
+    // The route's write fails (as a disk filling up between the two would): the insert before it goes too.
+    store.db.exec(`CREATE TRIGGER refuse_route BEFORE UPDATE OF status ON prompts WHEN NEW.status = 'routed'
+      BEGIN SELECT RAISE(ABORT, 'no room'); END`);
+    failing.raiseFromScreen(yesNoPrompt(), deliver);
+    expect(failures).toEqual(['storing a prompt (answer it in the terminal)']);
+    expect(store.db.prepare('SELECT status FROM prompts').all()).toEqual([]);
+    expect(failing.current).toBeNull();
+    store.db.exec('DROP TRIGGER refuse_route');
+    coordinator.raiseFromScreen(yesNoPrompt(), deliver);
+    expect(store.prompts.get(opened[0]!)).toMatchObject({ status: 'awaiting_reply' });
+    failing.stop('done');
+    coordinator.stop('done');
+  });
 });
 
 describe('hook grace', () => {

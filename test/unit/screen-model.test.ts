@@ -37,6 +37,18 @@ describe('screen model', () => {
     expect(settles).toBe(1);
   });
 
+  it('parses a quiet moment as it comes, not on a timer of xterm’s own', async () => {
+    const clock = new FakeClock();
+    const screen = model(clock);
+    expect(screen.parsesAtOnce).toBe(true);
+    const output = Buffer.from('\x1b]0;build\x07ready\r\n');
+    screen.feed(output);
+    clock.advance(QUIET_PARSE_MS);
+    await Promise.resolve();
+    expect(screen.snapshot()).toMatchObject({ title: 'build', outputAt: output.length });
+    expect(screen.snapshot().lines[0]).toBe('ready');
+  });
+
   it('leaves output that keeps coming unparsed until it pauses', async () => {
     const clock = new FakeClock();
     const screen = model(clock);
@@ -66,6 +78,32 @@ describe('screen model', () => {
       await vi.waitFor(() => expect(screen.snapshot().text).toContain(`row ${i - 1}.`));
     }
     expect(screen.snapshot().skippedBytes).toBe(0);
+  });
+
+  it('parses a backlog of small writes slice by slice to the screen one parse of it gives, split characters too', async () => {
+    const bytes = Buffer.from(
+      Array.from({ length: 800 }, (_, i) => `${i} ${'─ é ✓ 𝄞 '.repeat(4)}line\r\n`).join(''),
+      'utf8',
+    );
+    expect(bytes.length).toBeLessThan(MAX_PENDING_BYTES);
+    const sliced = model(new FakeClock());
+    const clock = new FakeClock();
+    const byWrites = new ScreenModel({ cols: 80, rows: 24, clock });
+    // 7-byte writes: slice ends (4 KiB, 16 KiB, ...) fall inside writes, and characters between writes.
+    for (let at = 0; at < bytes.length; at += 7) byWrites.feed(bytes.subarray(at, at + 7));
+    clock.advance(QUIET_PARSE_MS);
+    try {
+      await vi.waitFor(() => expect(byWrites.snapshot().outputAt).toBe(bytes.length));
+      sliced.feed(bytes);
+      await sliced.catchUp();
+      expect(byWrites.snapshot().skippedBytes).toBe(0);
+      // Every line is still in the scrollback: a byte lost or doubled at a slice's end shows.
+      expect(byWrites.tail(1000)).toEqual(sliced.tail(1000));
+      expect(byWrites.snapshot().lines).toEqual(sliced.snapshot().lines);
+      expect(byWrites.tail(1000)).toContain(`0 ${'─ é ✓ 𝄞 '.repeat(4)}line`);
+    } finally {
+      byWrites.dispose();
+    }
   });
 
   it('reads the same screen again for nothing until more output is parsed', async () => {
