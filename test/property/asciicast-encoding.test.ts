@@ -37,8 +37,8 @@ describe('asciicast output encoding', () => {
     );
   });
 
-  it('escapes long valid text exactly, wherever its chunks start and end in memory (four bytes at a time)', () => {
-    // Valid UTF-8 only, in chunks long enough to be looked at a word at a time, at every alignment.
+  it('escapes long valid text exactly, wherever its chunks start and end in memory (sixteen bytes a step)', () => {
+    // Valid UTF-8 only, in chunks long enough to be looked at sixteen bytes a step, at every alignment.
     const text = fc.array(
       fc.oneof(
         fc.string({ unit: 'grapheme', maxLength: 40 }),
@@ -49,7 +49,7 @@ describe('asciicast output encoding', () => {
     fc.assert(
       fc.property(text, fc.nat({ max: 7 }), (parts, offset) => {
         const stream = Buffer.from(parts.join(''), 'utf8');
-        // The same bytes at `offset` in a larger buffer: the chunk's words start at another alignment.
+        // The same bytes at `offset` in a larger buffer: the chunk starts at another alignment.
         const shifted = Buffer.alloc(stream.length + offset);
         stream.copy(shifted, offset);
         const encoder = new JsonOutputEncoder();
