@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { JSON_ESCAPE_WASM } from '../../src/store/json-escape-wasm.js';
@@ -48,5 +49,19 @@ describe('the recordings’ JSON escaper (WebAssembly)', () => {
     const copy = Buffer.from(escaped);
     escape(Buffer.alloc(100_000, '\n'));
     expect(escaped.equals(copy)).toBe(true);
+  });
+
+  it('leaves recordings exact where WebAssembly cannot run (node --jitless): the string path escapes', () => {
+    const stream = 'a\r\n"x\x1b[0m\\ é ✓\x00';
+    const script = `const m = await import('./src/store/asciicast-encoding.ts');
+      const encoder = new m.JsonOutputEncoder();
+      const body = Buffer.concat([encoder.write(Buffer.from(${JSON.stringify(stream)})), encoder.end()]);
+      process.stdout.write(JSON.stringify({ wasm: typeof WebAssembly, body: body.toString('utf8') }));`;
+    const output = execFileSync(
+      process.execPath,
+      ['--jitless', '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: new URL('../..', import.meta.url), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    expect(JSON.parse(output)).toEqual({ wasm: 'undefined', body: asJson(Buffer.from(stream)) });
   });
 });
