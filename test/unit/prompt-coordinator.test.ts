@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplyAction } from '../../src/core/prompt.js';
-import { PromptCoordinator } from '../../src/sessions/prompt-coordinator.js';
+import { PromptCoordinator, type CoordinatorOptions } from '../../src/sessions/prompt-coordinator.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import type { PromptRecord } from '../../src/store/prompt-store.js';
 import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../support/temp-store.js';
@@ -8,7 +8,7 @@ import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../sup
 let store: TempStore;
 afterEach(() => store?.remove());
 
-function setup(ttlMs = 60_000) {
+function setup(ttlMs = 60_000, more: Partial<CoordinatorOptions> = {}) {
   store = tempStore();
   store.sessions.create({ id: 'sess', agent: 'claude', cwd: '/tmp', pid: 1, recording: null });
   const delivered: ReplyAction[] = [];
@@ -21,6 +21,7 @@ function setup(ttlMs = 60_000) {
     clock: store.clock,
     ttlMs: () => ttlMs,
     observers: [{ opened: (r) => opened.push(r.id), closed: (r) => closed.push(r) }],
+    ...more,
   });
   const deliver = async (action: ReplyAction) => {
     delivered.push(action);
@@ -167,28 +168,22 @@ describe('prompt coordinator', () => {
     expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
     coordinator.stop('done');
   });
+
   it('stores a prompt and routes it in one write: when routing fails, nothing of it is left half-stored', () => {
-    const { coordinator, opened, deliver } = setup();
     const failures: string[] = [];
-    const failing = new PromptCoordinator({
-      sessionId: 'sess',
-      prompts: store.prompts,
-      audit: store.audit,
-      clock: store.clock,
-      ttlMs: () => 60_000,
+    const { coordinator, opened, deliver } = setup(60_000, {
       onStorageError: (what) => failures.push(what),
     });
     // The route's write fails (as a disk filling up between the two would): the insert before it goes too.
     store.db.exec(`CREATE TRIGGER refuse_route BEFORE UPDATE OF status ON prompts WHEN NEW.status = 'routed'
       BEGIN SELECT RAISE(ABORT, 'no room'); END`);
-    failing.raiseFromScreen(yesNoPrompt(), deliver);
+    coordinator.raiseFromScreen(yesNoPrompt(), deliver);
     expect(failures).toEqual(['storing a prompt (answer it in the terminal)']);
     expect(store.db.prepare('SELECT status FROM prompts').all()).toEqual([]);
-    expect(failing.current).toBeNull();
+    expect(coordinator.current).toBeNull();
     store.db.exec('DROP TRIGGER refuse_route');
     coordinator.raiseFromScreen(yesNoPrompt(), deliver);
     expect(store.prompts.get(opened[0]!)).toMatchObject({ status: 'awaiting_reply' });
-    failing.stop('done');
     coordinator.stop('done');
   });
 });

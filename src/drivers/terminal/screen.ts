@@ -204,18 +204,22 @@ export class ScreenModel implements TerminalScreen {
     if (this.writes) {
       // Chunk by chunk, never joined: xterm's UTF-8 decoder carries a character split between two over.
       for (const chunk of chunks) this.writes.writeSync(chunk);
-      this.parsedAt = Math.max(this.parsedAt, upTo);
-      this.version++;
+      this.parsedUpTo(upTo);
       return Promise.resolve();
     }
     const last = chunks.pop() ?? Buffer.alloc(0);
     for (const chunk of chunks) this.terminal.write(chunk);
     this.parsing = new Promise<void>((resolve) => this.terminal.write(last, resolve)).finally(() => {
-      this.parsedAt = Math.max(this.parsedAt, upTo);
-      this.version++;
+      this.parsedUpTo(upTo);
       this.parsing = null;
     });
     return this.parsing;
+  }
+
+  /** The screen shows the output up to byte `upTo` now: snapshots read after this are new. */
+  private parsedUpTo(upTo: number): void {
+    this.parsedAt = Math.max(this.parsedAt, upTo);
+    this.version++;
   }
 
   /**
