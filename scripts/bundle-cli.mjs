@@ -56,7 +56,9 @@ await Promise.all([
   // The command: each command's code in chunks of its own, loaded when it runs.
   build({
     ...common,
-    entryPoints: { main: join(root, 'dist/cli/main.js') },
+    // `early` is what bin/agent-bridge.js runs before it loads `main` (a host for `run` starts sooner); one
+    // build, so both share the chunk of the session host's spawner, and `run` takes the host `early` started.
+    entryPoints: { main: join(root, 'dist/cli/main.js'), early: join(root, 'dist/cli/early-start.js') },
     splitting: true,
     chunkNames: 'chunk-[hash]',
   }),

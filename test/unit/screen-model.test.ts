@@ -19,6 +19,24 @@ function model(clock: FakeClock, cols = 80, rows = 24): ScreenModel {
 const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('screen model', () => {
+  it('reads a screen nothing was parsed into exactly as xterm.js would, without making the terminal first', () => {
+    const clock = new FakeClock();
+    const lazy = new ScreenModel({ cols: 100, rows: 30, clock });
+    const made = model(clock, 90, 20);
+    lazy.resize(90, 20);
+    lazy.feed(Buffer.from('queued, not parsed yet'));
+    made.feed(Buffer.from('queued, not parsed yet'));
+    made.warm();
+    expect(lazy.snapshot()).toEqual(made.snapshot());
+    expect(lazy.resetSequence()).toBe(made.resetSequence());
+    expect(lazy.serialize()).toBe(made.serialize());
+    // Made later, the terminal has the size it was given meanwhile, and shows the same.
+    lazy.warm();
+    expect(lazy.snapshot()).toEqual(made.snapshot());
+    expect(lazy.serialize()).toBe(made.serialize());
+    lazy.dispose();
+  });
+
   it('parses output in the first quiet moment, and settles only after SCREEN_SETTLE_MS of quiet', async () => {
     const clock = new FakeClock();
     const screen = model(clock);

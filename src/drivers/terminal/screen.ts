@@ -37,6 +37,8 @@ export const MAX_PENDING_BYTES = 256 * 1024;
  */
 const REDACT_CONTEXT_CHARS = 16 * 1024;
 export const DEFAULT_SCROLLBACK = 1000;
+/** Always part of a reset: show the cursor and reset colours; both are harmless when already so. */
+const RESET_ALWAYS = '\x1b[?25h\x1b[0m';
 
 export interface ScreenSnapshot {
   /** The visible rows, right-trimmed, secrets redacted, joined with newlines. */
@@ -92,9 +94,9 @@ export interface TerminalScreen {
  * (live terminals, recordings, serialize()) are the terminal itself.
  */
 export class ScreenModel implements TerminalScreen {
-  private readonly terminal: XTerm;
-  /** xterm's queue of writes, to parse a slice at once (see writesAtOnce); null: its write() and a timer. */
-  private readonly writes: WritesAtOnce | null;
+  /** xterm.js's terminal, made at its first use (see warm()). */
+  private made: { terminal: XTerm; writes: WritesAtOnce | null } | null = null;
+  private readonly size: { cols: number; rows: number; scrollback: number };
   private readonly clock: Clock;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -125,16 +127,35 @@ export class ScreenModel implements TerminalScreen {
 
   constructor(options: { cols: number; rows: number; scrollback?: number; clock?: Clock }) {
     this.clock = options.clock ?? systemClock;
-    this.terminal = new (xterm().Terminal)({
-      cols: options.cols,
-      rows: options.rows,
-      scrollback: options.scrollback ?? DEFAULT_SCROLLBACK,
-      allowProposedApi: true,
-    });
-    this.terminal.onTitleChange((title) => {
+    const { cols, rows } = options;
+    this.size = { cols, rows, scrollback: options.scrollback ?? DEFAULT_SCROLLBACK };
+  }
+
+  /**
+   * Makes xterm.js's terminal now (loading xterm.js: ~70 ms the first time in a process) rather than at the
+   * first parse: a session host does it once its first client is welcome, while that client gets ready.
+   */
+  warm(): void {
+    void this.terminal;
+  }
+
+  private get terminal(): XTerm {
+    return this.xterm().terminal;
+  }
+
+  /** xterm's queue of writes, to parse a slice at once (see writesAtOnce); null: its write() and a timer. */
+  private get writes(): WritesAtOnce | null {
+    return this.xterm().writes;
+  }
+
+  private xterm(): { terminal: XTerm; writes: WritesAtOnce | null } {
+    if (this.made) return this.made;
+    const terminal = new (xterm().Terminal)({ ...this.size, allowProposedApi: true });
+    terminal.onTitleChange((title) => {
       this.title = title;
     });
-    this.writes = writesAtOnce(this.terminal);
+    this.made = { terminal, writes: writesAtOnce(terminal) };
+    return this.made;
   }
 
   /** Slices of the backlog are parsed as they are taken, not on a timer of xterm's own (see writesAtOnce). */
@@ -193,7 +214,8 @@ export class ScreenModel implements TerminalScreen {
   }
 
   resize(cols: number, rows: number): void {
-    this.terminal.resize(cols, rows);
+    if (this.made) this.terminal.resize(cols, rows);
+    else Object.assign(this.size, { cols, rows });
     this.version++;
   }
 
@@ -273,6 +295,7 @@ export class ScreenModel implements TerminalScreen {
   }
 
   private readSnapshot(): ScreenSnapshot {
+    if (!this.made) return this.blankSnapshot();
     const buffer = this.terminal.buffer.active;
     const lines = this.readRows(buffer.viewportY, buffer.viewportY + this.terminal.rows);
     return {
@@ -285,6 +308,24 @@ export class ScreenModel implements TerminalScreen {
       skippedBytes: this.skipped,
       bracketedPaste: this.terminal.modes.bracketedPasteMode,
       alternateScreen: buffer.type === 'alternate',
+      outputAt: this.parsedAt,
+    };
+  }
+
+  /** What a terminal nothing was parsed into shows: blank rows, the cursor home, no modes. */
+  private blankSnapshot(): ScreenSnapshot {
+    const { cols, rows } = this.size;
+    const lines = Array.from({ length: rows }, () => '');
+    return {
+      text: lines.join('\n'),
+      lines,
+      cursor: { x: 0, y: 0 },
+      title: this.title,
+      cols,
+      rows,
+      skippedBytes: this.skipped,
+      bracketedPaste: false,
+      alternateScreen: false,
       outputAt: this.parsedAt,
     };
   }
@@ -311,6 +352,7 @@ export class ScreenModel implements TerminalScreen {
 
   /** ANSI that redraws this screen (and its scrollback) in a fresh terminal: a browser viewer reconnecting. */
   serialize(): string {
+    if (!this.made) return '';
     if (!this.serializer) {
       const { SerializeAddon } = createRequire(import.meta.url)(
         '@xterm/addon-serialize',
@@ -379,6 +421,7 @@ export class ScreenModel implements TerminalScreen {
    * terminal back to the user after it exits or crashes.
    */
   resetSequence(): string {
+    if (!this.made) return RESET_ALWAYS;
     const modes = this.terminal.modes;
     let reset = '';
     if (this.terminal.buffer.active.type === 'alternate') reset += '\x1b[?1049l';
@@ -387,8 +430,7 @@ export class ScreenModel implements TerminalScreen {
     if (modes.sendFocusMode) reset += '\x1b[?1004l';
     if (modes.applicationCursorKeysMode) reset += '\x1b[?1l';
     if (modes.applicationKeypadMode) reset += '\x1b>';
-    // Always: show the cursor and reset colours; both are harmless when already so.
-    return reset + '\x1b[?25h\x1b[0m';
+    return reset + RESET_ALWAYS;
   }
 
   dispose(): void {
@@ -397,7 +439,7 @@ export class ScreenModel implements TerminalScreen {
     this.disposed = true;
     this.timer?.cancel();
     this.timer = null;
-    this.terminal.dispose();
+    this.made?.terminal.dispose();
   }
 
   private skipOldest(): void {

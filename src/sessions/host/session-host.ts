@@ -229,6 +229,9 @@ export class SessionHost {
       this.earlyBytes = 0;
       for (const chunk of early) this.output(chunk);
       this.firstJoined();
+      // xterm.js loads now, while the client that was just welcomed gets ready (`run` puts its terminal in
+      // raw mode before it shows anything), not before the agent started or the socket listened.
+      this.screen.warm();
       this.pty.resume();
     }
   }
