@@ -99,13 +99,13 @@ export class LiveTerminal {
     const query = readOnly ? '?watch=1' : '';
     this.socket = new ReconnectingSocket(wsUrl(`/ws/terminal/${encodeURIComponent(sessionId)}${query}`), {
       onOpen: () => {
-        this.drawn = false;
+        this.unlink();
         this.told = { cols: 0, rows: 0 };
         hooks.onStatus({ state: 'connecting' });
       },
       onMessage: (event) => this.onMessage(event),
       onDown: ({ retryInMs }) => {
-        this.drawn = false;
+        this.unlink();
         hooks.onStatus(retryInMs === null ? { state: 'ended' } : { state: 'reconnecting', inMs: retryInMs });
       },
       shouldReconnect: async (code) => !this.exited && (await hooks.shouldReconnect(code)),
@@ -120,9 +120,9 @@ export class LiveTerminal {
     return this.fontSize;
   }
 
-  /** Sends keys (or pasted text) to the program. */
+  /** Sends keys (or pasted text) to the program; none while the link is down (see unlink). */
   input(data: string): void {
-    if (this.exited || !data || !this.canType) return;
+    if (this.exited || !data || !this.canType || !this.drawn) return;
     for (let start = 0; start < data.length;) {
       let end = Math.min(data.length, start + MAX_INPUT_CHARS);
       const last = data.charCodeAt(end - 1);
@@ -186,6 +186,15 @@ export class LiveTerminal {
     this.term.dispose();
   }
 
+  /**
+   * The link is down or not yet live: keys are not taken until the next connection's screen is drawn (the
+   * page says so), rather than typed into a socket that is gone and lost without a word.
+   */
+  private unlink(): void {
+    this.drawn = false;
+    this.term.options.disableStdin = true;
+  }
+
   private useCtrl(data: string): string {
     this.ctrl = false;
     this.hooks.onCtrlUsed?.();
@@ -232,7 +241,6 @@ export class LiveTerminal {
         this.remote = { cols: frame.cols, rows: frame.rows };
         this.canType = frame.canType !== false && !this.readOnly;
         this.driving = false;
-        this.term.options.disableStdin = !this.canType;
         break;
       case 'screen': {
         // Queued behind any output still being parsed from the previous connection: a fresh terminal at the
@@ -244,6 +252,7 @@ export class LiveTerminal {
         });
         this.term.write(frame.data, () => {
           this.drawn = true;
+          this.term.options.disableStdin = !this.canType || this.exited;
           this.hooks.onStatus({ state: 'live' });
           this.layoutNow();
         });
@@ -273,11 +282,15 @@ export class LiveTerminal {
    * size while this viewer drives, else at the driver's size with a font small enough to show it whole.
    */
   private layoutNow(): void {
+    if (!this.drawn) return;
     const cell = cellPixels(this.term);
     const current = this.term.options.fontSize ?? this.fontSize;
-    if (!cell || !this.drawn) return;
     const room = roomFor(this.term, this.container);
-    if (room.width <= 0 || room.height <= 0) return;
+    if (!cell || room.width <= 0 || room.height <= 0) {
+      // Nothing to measure yet (hidden, not rendered): whether keys are taken is said all the same.
+      this.hooks.onSize?.({ driving: this.driving, canType: this.canType, scaled: false });
+      return;
+    }
     const ownCell = cellAtFont(cell, current, this.fontSize);
     const fit = cellsThatFit(room, ownCell);
     if (this.canType && !this.exited && (fit.cols !== this.told.cols || fit.rows !== this.told.rows)) {

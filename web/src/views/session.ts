@@ -233,7 +233,17 @@ class SessionView {
     link.textContent =
       status.state === 'reconnecting' ? `reconnecting in ${Math.ceil(status.inMs / 1000)} s…` : status.state;
     if (status.state === 'live') banner.hidden = true;
+    // Until the screen is drawn again no key is sent (the terminal's next size status enables them).
+    if (status.state === 'connecting' || status.state === 'reconnecting') this.notLinked();
     if (status.state === 'ended') this.showEnded(endedBannerText(store.session(this.id) ?? this.known));
+  }
+
+  private notLinked(): void {
+    const { sizeNote, fit } = this.parts;
+    fit.hidden = true;
+    this.keys.setEnabled(false);
+    sizeNote.textContent = 'Not connected: keys typed here are not sent until the terminal is back.';
+    sizeNote.hidden = false;
   }
 
   private onSize({ driving, canType, scaled }: SizeStatus): void {
