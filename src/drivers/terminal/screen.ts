@@ -140,15 +140,15 @@ export class ScreenModel implements TerminalScreen {
   }
 
   private get terminal(): XTerm {
-    return this.xterm().terminal;
+    return this.ownTerminal().terminal;
   }
 
   /** xterm's queue of writes, to parse a slice at once (see writesAtOnce); null: its write() and a timer. */
   private get writes(): WritesAtOnce | null {
-    return this.xterm().writes;
+    return this.ownTerminal().writes;
   }
 
-  private xterm(): { terminal: XTerm; writes: WritesAtOnce | null } {
+  private ownTerminal(): { terminal: XTerm; writes: WritesAtOnce | null } {
     if (this.made) return this.made;
     const terminal = new (xterm().Terminal)({ ...this.size, allowProposedApi: true });
     terminal.onTitleChange((title) => {
