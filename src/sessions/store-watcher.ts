@@ -3,10 +3,12 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { DATABASE_FILE } from '../store/store.js';
 
 /**
- * A second look after a write was noticed: SQLite writes a commit's frames to the WAL file, then publishes them
- * in the shared-memory index a moment later; the file's change can arrive before the commit is visible.
+ * Looks again after a write was noticed, this long after it. SQLite writes a commit's frames to the WAL file,
+ * then publishes them in the shared-memory index (a write to mapped memory: no notification) a moment later,
+ * so the file's change can arrive before the commit is visible; a writer descheduled in between (a loaded
+ * machine) makes that moment long. A change missed here would wait for the next write, however long.
  */
-export const SETTLE_MS = 15;
+export const LOOK_AGAIN_MS = [15, 60, 250, 1000] as const;
 
 /** Where file notifications do not work (some network file systems): look this often instead. */
 export const FALLBACK_POLL_MS = 250;
@@ -58,7 +60,7 @@ export class StoreWatcher {
     this.settle?.cancel();
   }
 
-  /** A database file changed: look now (once per turn of the event loop), and once more when it settled. */
+  /** A database file changed: look now (once per turn of the event loop), and again as it settles. */
   private noticed(): void {
     if (!this.checkQueued) {
       this.checkQueued = true;
@@ -68,7 +70,17 @@ export class StoreWatcher {
       });
     }
     this.settle?.cancel();
-    this.settle = this.clock.after(SETTLE_MS, () => this.check());
+    this.lookAgain(0);
+  }
+
+  /** The `step`th look again after the last notice (LOOK_AGAIN_MS), then the next; a new notice starts over. */
+  private lookAgain(step: number): void {
+    const at = LOOK_AGAIN_MS[step];
+    if (at === undefined) return;
+    this.settle = this.clock.after(at - (LOOK_AGAIN_MS[step - 1] ?? 0), () => {
+      this.check();
+      this.lookAgain(step + 1);
+    });
   }
 
   private check(): void {
