@@ -27,7 +27,8 @@ export interface WatchedStore {
 export class StoreWatcher {
   private fileWatcher: FSWatcher | null = null;
   private fallback: TimerHandle | null = null;
-  private settle: TimerHandle | null = null;
+  /** The next look again after a notice (LOOK_AGAIN_MS). */
+  private lookingAgain: TimerHandle | null = null;
   private checkQueued = false;
   private lastVersion: number;
   private stopped = false;
@@ -57,7 +58,7 @@ export class StoreWatcher {
     this.fileWatcher?.close();
     this.fileWatcher = null;
     this.fallback?.cancel();
-    this.settle?.cancel();
+    this.lookingAgain?.cancel();
   }
 
   /** A database file changed: look now (once per turn of the event loop), and again as it settles. */
@@ -69,7 +70,7 @@ export class StoreWatcher {
         this.check();
       });
     }
-    this.settle?.cancel();
+    this.lookingAgain?.cancel();
     this.lookAgain(0);
   }
 
@@ -77,7 +78,7 @@ export class StoreWatcher {
   private lookAgain(step: number): void {
     const at = LOOK_AGAIN_MS[step];
     if (at === undefined) return;
-    this.settle = this.clock.after(at - (LOOK_AGAIN_MS[step - 1] ?? 0), () => {
+    this.lookingAgain = this.clock.after(at - (LOOK_AGAIN_MS[step - 1] ?? 0), () => {
       this.check();
       this.lookAgain(step + 1);
     });

@@ -239,17 +239,10 @@ class SessionView {
   }
 
   private notLinked(): void {
-    const { sizeNote, fit } = this.parts;
-    fit.hidden = true;
-    this.keys.setEnabled(false);
-    sizeNote.textContent = 'Not connected: keys typed here are not sent until the terminal is back.';
-    sizeNote.hidden = false;
+    this.showKeys(false, false, 'Not connected: keys typed here are not sent until the terminal is back.');
   }
 
   private onSize({ driving, canType, scaled }: SizeStatus): void {
-    const { sizeNote, fit } = this.parts;
-    fit.hidden = driving || !canType;
-    this.keys.setEnabled(canType);
     const text = !canType
       ? this.readOnly
         ? 'Watching only: keys from this page do not reach the program.'
@@ -257,8 +250,16 @@ class SessionView {
       : driving
         ? ''
         : `Sized by another viewer${scaled ? ', shown smaller here' : ''}: type, or Fit to this screen, to size it to this one.`;
-    sizeNote.textContent = text;
-    sizeNote.hidden = text === '';
+    this.showKeys(canType, canType && !driving, text);
+  }
+
+  /** Whether keys are taken here (the key bar), whether Fit is offered, and the note that says why ('' none). */
+  private showKeys(taken: boolean, fitOffered: boolean, note: string): void {
+    const { sizeNote, fit } = this.parts;
+    fit.hidden = !fitOffered;
+    this.keys.setEnabled(taken);
+    sizeNote.textContent = note;
+    sizeNote.hidden = note === '';
   }
 
   private async shouldReconnect(code: number): Promise<boolean> {
