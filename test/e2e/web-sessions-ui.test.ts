@@ -51,6 +51,24 @@ describe.each(['desktop', 'phone'] as ScreenName[])('sessions in the web UI at %
     await context.close();
   });
 
+  it('keeps the buttons a person may be pressing while the session changes around them', async () => {
+    const { page, context } = await openPage(e2e.browser, screen);
+    const id = await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
+    // A tap whose press and release land on nodes a re-render swapped is lost: these must be the same nodes after.
+    const more = await page.getByTestId('more').locator('summary').elementHandle();
+    const stop = await page.getByTestId(`stop-${id}`).elementHandle();
+    await typeLine(page, 'echo renamed by its first line');
+    await expect
+      .poll(() => page.getByTestId('session-title').innerText(), { timeout: 10_000 })
+      .toBe('echo renamed by its first line');
+    expect(await more!.evaluate((node) => node.isConnected)).toBe(true);
+    expect(await stop!.evaluate((node) => node.isConnected)).toBe(true);
+    await more!.click();
+    await page.getByTestId('files-link').click();
+    await page.waitForURL(new RegExp(`#/session/${id}/files$`));
+    await context.close();
+  });
+
   it('asks before it stops a session', async () => {
     const { page, context } = await openPage(e2e.browser, screen);
     const id = await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);

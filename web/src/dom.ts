@@ -35,6 +35,18 @@ export function replace(parent: Node, children: Child[]): void {
   append(parent, children);
 }
 
+/**
+ * Replaces an element's children only when they would look different: a re-render that changes nothing must
+ * not swap the nodes a person is pressing (a tap whose press and release land on different nodes is lost) or
+ * that holds the keyboard focus.
+ */
+export function replaceIfChanged(parent: Element, children: Child[]): void {
+  const next = document.createElement(parent.tagName);
+  append(next, children);
+  if (next.innerHTML === parent.innerHTML) return;
+  replace(parent, [...next.childNodes]);
+}
+
 /** A button that does not submit forms. */
 export function button(
   label: Child | Child[],

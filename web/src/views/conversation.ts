@@ -1,5 +1,5 @@
 import { wsUrl } from '../api.js';
-import { button, h, reconcile, replace } from '../dom.js';
+import { button, h, reconcile, replace, replaceIfChanged } from '../dom.js';
 import { href, sessionRoute } from '../router.js';
 import { ReconnectingSocket } from '../socket.js';
 import { store } from '../store.js';
@@ -219,8 +219,8 @@ class ConversationView {
     const session = this.known;
     this.title.textContent = session?.name ?? 'Session';
     this.title.title = session ? `${session.agent} in ${session.cwd}` : this.id;
-    replace(this.state, [session ? stateBadge(session.state, 'session-state') : null]);
-    replace(this.actions, session ? sessionActionButtons(session) : []);
+    replaceIfChanged(this.state, [session ? stateBadge(session.state, 'session-state') : null]);
+    replaceIfChanged(this.actions, session ? sessionActionButtons(session) : []);
     if (session?.state === 'exited') this.composer.setEnabled(false);
     const count = store.prompts.length;
     const base = `${session?.name ?? 'session'} — agent-bridge`;

@@ -10,27 +10,29 @@ import { endedText, errorText, restartLabel, stopWithConfirmation } from './comm
 /** A session page's actions (its terminal's or its conversation's): Stop while it runs; once it ended, Start again and Resume. */
 export function sessionActionButtons(session: Session): Child[] {
   const { id } = session;
+  // The buttons may outlive this render (replaceIfChanged keeps equal ones): act on the session as it is now.
+  const now = () => store.session(id) ?? session;
   const exited = session.state === 'exited';
   return [
     !exited && session.canStop
       ? button(
           'Stop',
           { class: 'btn btn-small btn-danger', 'data-testid': `stop-${id}` },
-          () => void stop(session),
+          () => void stop(now()),
         )
       : null,
     exited && session.canRestart
       ? button(
           restartLabel(session),
           { class: 'btn btn-small', 'data-testid': `restart-${id}` },
-          () => void restartSession(session, 'restart'),
+          () => void restartSession(now(), 'restart'),
         )
       : null,
     exited && session.canResume
       ? button(
           'Resume',
           { class: 'btn btn-small', 'data-testid': `resume-${id}` },
-          () => void restartSession(session, 'resume'),
+          () => void restartSession(now(), 'resume'),
         )
       : null,
     exited ? h('span', { class: 'muted small' }, [endedText(session)]) : null,

@@ -1,4 +1,4 @@
-import { button, h, replace } from '../dom.js';
+import { button, h, replace, replaceIfChanged } from '../dom.js';
 import { recordingId } from '../format.js';
 import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
@@ -136,7 +136,11 @@ class SessionView {
     ]);
   }
 
-  private readonly menu = h('details', { class: 'more-menu', 'data-testid': 'more' });
+  private readonly menuItems = h('div', { class: 'more-items' });
+  private readonly menu = h('details', { class: 'more-menu', 'data-testid': 'more' }, [
+    h('summary', { class: 'btn btn-small' }, ['More']),
+    this.menuItems,
+  ]);
 
   private moreMenu(): HTMLElement {
     this.menu.addEventListener('keydown', (event) => {
@@ -149,35 +153,30 @@ class SessionView {
 
   /** What is used less: watch only, files, copy, paste, rename, and Restart while it runs. */
   private renderMenu(session: Session | undefined): void {
-    const open = this.menu.open;
     const item = (label: string, testid: string, run: () => void, extra: Record<string, string> = {}) =>
       button(label, { class: 'btn btn-small', 'data-testid': testid, ...extra }, () => {
         this.menu.open = false;
         run();
       });
     const running = session !== undefined && session.state !== 'exited';
-    replace(this.menu, [
-      h('summary', { class: 'btn btn-small' }, ['More']),
-      h('div', { class: 'more-items' }, [
-        running && session.canType
-          ? item('Watch only', 'watch-only', () => this.setReadOnly(!this.readOnly), {
-              'aria-pressed': String(this.readOnly),
-            })
-          : null,
-        h(
-          'a',
-          { class: 'btn btn-small', href: href({ name: 'files', id: this.id }), 'data-testid': 'files-link' },
-          ['Files'],
-        ),
-        item('Copy', 'copy', () => void this.copy()),
-        running && session.canType ? item('Paste', 'paste', () => void this.paste()) : null,
-        item('Rename', 'rename', () => void this.rename()),
-        running && session.canRestart
-          ? item('Restart', `restart-${this.id}`, () => void restartSession(this.known, 'restart'))
-          : null,
-      ]),
+    replaceIfChanged(this.menuItems, [
+      running && session.canType
+        ? item('Watch only', 'watch-only', () => this.setReadOnly(!this.readOnly), {
+            'aria-pressed': String(this.readOnly),
+          })
+        : null,
+      h(
+        'a',
+        { class: 'btn btn-small', href: href({ name: 'files', id: this.id }), 'data-testid': 'files-link' },
+        ['Files'],
+      ),
+      item('Copy', 'copy', () => void this.copy()),
+      running && session.canType ? item('Paste', 'paste', () => void this.paste()) : null,
+      item('Rename', 'rename', () => void this.rename()),
+      running && session.canRestart
+        ? item('Restart', `restart-${this.id}`, () => void restartSession(this.known, 'restart'))
+        : null,
     ]);
-    this.menu.open = open;
   }
 
   /** (Re)connects the terminal: watching only, or typing too. Not for a session known to have ended. */
@@ -304,7 +303,7 @@ class SessionView {
     title.id = 'session-h1';
     title.textContent = session?.name ?? 'Session';
     title.title = session ? `${session.agent} in ${session.cwd}` : this.id;
-    replace(state, [session ? stateBadge(session.state, 'session-state') : null]);
+    replaceIfChanged(state, [session ? stateBadge(session.state, 'session-state') : null]);
     this.renderActions(session);
     this.renderMenu(session);
     const count = store.prompts.length;
@@ -313,7 +312,7 @@ class SessionView {
   }
 
   private renderActions(session: Session | undefined): void {
-    replace(this.parts.actions, session ? sessionActionButtons(session) : []);
+    replaceIfChanged(this.parts.actions, session ? sessionActionButtons(session) : []);
   }
 
   private renderStrip(): void {
