@@ -11,7 +11,8 @@ import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { answerPrompt } from './answer-prompt.js';
 import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
-import { prepareMessage, sendPrepared } from './delivery.js';
+import { ChatBacklog, MAX_HELD_PER_CHAT, MAX_SEND_TRIES, type SendResult } from './chat-backlog.js';
+import { prepareMessage, sendPrepared, type PreparedMessage } from './delivery.js';
 import { promptOutcome, promptView } from './prompt-view.js';
 import { reapDeadSessions } from './session-liveness.js';
 import { SharedStoreChanges } from './store-watcher.js';
@@ -20,10 +21,17 @@ import { saveUploads } from './uploads.js';
 
 /** How often a hosting relay renews its lease and looks for sessions whose agent-bridge died. */
 const HEARTBEAT_MS = 5_000;
-/** A prompt that could not be sent is tried again after this long (or at once when the channel reconnects). */
+/** A prompt or message that could not be sent is tried again after this long (or at once when the channel reconnects). */
 const RETRY_SEND_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
+
+/** An agent message ready for a chat: its text and files read, its caption and footer fixed. */
+interface OutgoingMessage {
+  messageId: number;
+  prepared: PreparedMessage;
+  options: Parameters<typeof sendPrepared>[3];
+}
 
 /** The question on the form that asks for typed words ("Other…"), by kind of prompt. */
 const TEXT_FORM_TITLES: Partial<Record<string, string>> = {
@@ -79,6 +87,12 @@ export class ChannelRelay {
   private stopped = false;
   private readonly limiter: WindowLimiter;
   private readonly failedSends = new Map<string, number>();
+  /** Agent messages a chat has not taken yet (a send failed): sent again, in order, before newer ones. */
+  private readonly backlog = new ChatBacklog<OutgoingMessage>(RETRY_SEND_MS, (outgoing, chat, why) =>
+    this.log(
+      `gave up forwarding message ${outgoing.messageId} to ${chat.chatId}: ${why === 'failed' ? `${MAX_SEND_TRIES} tries failed` : `more than ${MAX_HELD_PER_CHAT} messages waiting`}`,
+    ),
+  );
 
   private allowedUsers: Set<string>;
 
@@ -145,6 +159,7 @@ export class ChannelRelay {
   /** After the channel reconnects: retry everything that failed to send. */
   reconnected(): void {
     this.failedSends.clear();
+    this.backlog.dueNow();
     this.poke();
   }
 
@@ -194,6 +209,11 @@ export class ChannelRelay {
       try {
         // What the agent said goes out before what it then asks (a progress note before its permission):
         // messages written while earlier ones were being sent (chats space their sends) go first too.
+        await this.backlog.flush(
+          () => this.options.clock.now(),
+          (chat, outgoing) => this.sendMessage(chat, outgoing),
+        );
+        if (this.backlog.nextDue !== null) this.retryLater();
         while (!this.stopped && (await this.forwardMessages()) > 0);
         if (!this.stopped) await this.sendOpenPrompts();
         if (!this.stopped) await this.showOutcomes();
@@ -271,7 +291,7 @@ export class ChannelRelay {
 
   /** Sends the messages written since the last look; returns how many it took. */
   private async forwardMessages(): Promise<number> {
-    const { store, channel, outputThreshold, clock } = this.options;
+    const { store, outputThreshold, clock } = this.options;
     const cursor = Number(store.channels.getState(this.books, 'message_cursor') ?? '0');
     const messages = store.channels.messagesAfter(cursor);
     for (const message of messages) {
@@ -291,18 +311,38 @@ export class ChannelRelay {
           });
         // The agent's model, context use and rate limits under its own messages, not under notices.
         const footer = message.kind === 'message' ? formatStatusFooter(session.usage, clock.now()) : null;
-        for (const chat of this.chatsOf(session)) {
-          await sendPrepared(channel, chat, prepared, {
+        const outgoing: OutgoingMessage = {
+          messageId: message.id,
+          prepared,
+          options: {
             threshold: outputThreshold,
             now: clock.now(),
             caption: `${session.agent} · ${session.label}`,
             ...(footer ? { footer } : {}),
-          }).catch((error: unknown) => this.log(`could not forward a message: ${(error as Error).message}`));
+          },
+        };
+        for (const chat of this.chatsOf(session)) {
+          // Behind what this chat has not taken yet; else now, and held if it fails.
+          if (this.backlog.holds(chat)) this.backlog.hold(chat, outgoing);
+          else if ((await this.sendMessage(chat, outgoing)) === 'failed') {
+            this.backlog.hold(chat, outgoing, clock.now());
+            this.retryLater();
+          }
         }
       }
       store.channels.setState(this.books, 'message_cursor', String(message.id));
     }
     return messages.length;
+  }
+
+  private async sendMessage(chat: ChatTarget, outgoing: OutgoingMessage): Promise<SendResult> {
+    try {
+      await sendPrepared(this.options.channel, chat, outgoing.prepared, outgoing.options);
+      return 'sent';
+    } catch (error) {
+      this.log(`could not forward a message: ${(error as Error).message}`);
+      return 'failed';
+    }
   }
 
   private async onInbound(event: InboundEvent): Promise<void> {

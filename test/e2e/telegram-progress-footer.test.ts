@@ -100,7 +100,10 @@ describe('progress notes and the status footer with the real Claude Code', () =>
     await claude.type('please run TOOL:progress-1.txt');
     const prompt = await promptFor('progress-1.txt');
     const before = telegram.messages(OWNER).filter((m) => m.messageId < prompt.messageId);
-    expect(before.map((m) => m.text)).toContain(NOTE);
+    expect(
+      before.map((m) => m.text),
+      JSON.stringify(texts()),
+    ).toContain(NOTE);
     await allowAndFinish(claude, 'progress-1.txt');
 
     const reply = await telegram.waitForMessage((m) => (m.text ?? '').startsWith('Tool finished'), 15_000);

@@ -24,14 +24,19 @@ const runClient = (event: string, payload: object, env: Record<string, string>) 
 async function start(withProgress: boolean) {
   const events: AgentEvent[] = [];
   const notes: string[] = [];
+  /** The notes there were when each permission was raised. */
+  const notesAtPermission: string[][] = [];
   receiver = await HookReceiver.start(() => undefined);
   const handler: HookSessionHandler = {
     onEvent: (e) => events.push(e),
     onAgentSessionId: () => undefined,
-    onPermissionRequest: () => Promise.resolve(null),
+    onPermissionRequest: () => {
+      notesAtPermission.push([...notes]);
+      return Promise.resolve(null);
+    },
     ...(withProgress ? { onProgress: (text: string) => notes.push(text) } : {}),
   };
-  return { env: receiver.register(handler).env, events, notes };
+  return { env: receiver.register(handler).env, events, notes, notesAtPermission };
 }
 
 function transcript(): string {
@@ -45,7 +50,10 @@ function transcript(): string {
     },
     {
       type: 'assistant',
-      message: { id: 'm1', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash' }] },
+      message: {
+        id: 'm1',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'touch x.txt' } }],
+      },
     },
   ];
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -100,6 +108,18 @@ describe('Claude status line and progress notes through the hook client', () => 
     const hooks = await start(true);
     const result = await runClient('PreToolUse', preToolUse(transcript()), hooks.env);
     expect(result).toEqual({ code: 0, stdout: '' });
+    expect(hooks.notes).toEqual(['I will create the file now.']);
+  });
+
+  it('takes the note again at the permission request, before raising it (its PreToolUse may be lost)', async () => {
+    const hooks = await start(true);
+    const file = transcript();
+    const { tool_use_id: _, ...request } = { ...preToolUse(file), hook_event_name: 'PermissionRequest' };
+    await runClient('PermissionRequest', request, hooks.env);
+    expect(hooks.notesAtPermission).toEqual([['I will create the file now.']]);
+    // Another call than the transcript's: no note (and no wait).
+    const other = { ...request, tool_input: { command: 'touch y.txt' } };
+    await runClient('PermissionRequest', other, hooks.env);
     expect(hooks.notes).toEqual(['I will create the file now.']);
   });
 

@@ -15,8 +15,11 @@ let dir: string;
 let fake: FakeTelegram;
 let store: Store;
 let relay: ChannelRelay;
+/** What the relay logged (its failures). */
+let logs: string[] = [];
 
 beforeEach(async () => {
+  logs = [];
   dir = mkdtempSync(path.join(tmpdir(), 'ab-relay-'));
   fake = await startFakeTelegram();
   store = openStore({ dir });
@@ -46,6 +49,7 @@ async function startRelay(): Promise<ChannelRelay> {
     allowedUsers: new Set([String(OWNER)]),
     outputThreshold: 1500,
     isAlive: () => true,
+    log: (line) => logs.push(line),
   });
   expect(await created.start()).toBe(true);
   return created;
@@ -260,6 +264,24 @@ describe('Telegram relay', () => {
     await answers(/Too many answers/);
     await reply(/answers are paused briefly/);
     expect(store.prompts.get(record.id)?.status).toBe('reply_received');
+  });
+
+  it('keeps what the agent said while the network is down, and sends it in order once it is back', async () => {
+    const s = session();
+    fake.setOffline(true);
+    store.channels.addMessage(s.id, 'notice', 'said while offline, first');
+    store.channels.addMessage(s.id, 'notice', 'said while offline, second');
+    await waitFor('a failed send', () => logs.some((line) => line.includes('could not forward a message')), {
+      timeoutMs: 10_000,
+    });
+    fake.setOffline(false);
+    store.channels.addMessage(s.id, 'notice', 'said once back');
+    await fake.waitForMessage((m) => m.text === 'said once back', 30_000);
+    expect(fake.messages(OWNER).map((m) => m.text)).toEqual([
+      'said while offline, first',
+      'said while offline, second',
+      'said once back',
+    ]);
   });
 
   it('delivers prompts after the network comes back, and honours 429 retry_after', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usageFromStatusLine } from '../../src/drivers/hooks/claude-status-line.js';
 import {
+  assistantTextBeforeRequestedTool,
   assistantTextBeforeTool,
   contextTokensAtAnswer,
   lastUsageTokens,
@@ -96,6 +97,31 @@ describe("the agent's text before a tool, from its transcript", () => {
       writeFileSync(file, `${user('old')}\n${text('m0', 'Old answer.')}\n`);
       expect(await assistantTextBeforeTool(file, 'toolu_9', 100)).toBeNull();
       expect(await assistantTextBeforeTool(path.join(dir, 'missing.jsonl'), 'toolu_9', 50)).toBeNull();
+    });
+
+    it("finds a permission request's call by its tool and input (the request names no id)", async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'ab-transcript-'));
+      const file = path.join(dir, 't.jsonl');
+      const call = (id: string, command: string) =>
+        assistant(id, { type: 'tool_use', id: `toolu_${id}`, name: 'Bash', input: { command } });
+      const lines = [
+        user('tidy up'),
+        text('m1', 'First I list the files.'),
+        call('m1', 'ls'),
+        toolResult('toolu_m1'),
+        text('m2', 'Now I remove the old one.'),
+        call('m2', 'rm old.txt'),
+      ];
+      writeFileSync(file, lines.join('\n') + '\n');
+      // Claude may add its defaults to the input the request carries: what the model wrote must be in it.
+      const rm = { command: 'rm old.txt', timeout: 120000 };
+      expect(await assistantTextBeforeRequestedTool(file, 'Bash', rm)).toBe('Now I remove the old one.');
+      expect(await assistantTextBeforeRequestedTool(file, 'Bash', { command: 'ls' })).toBe(
+        'First I list the files.',
+      );
+      expect(await assistantTextBeforeRequestedTool(file, 'Bash', { command: 'rm new.txt' })).toBeNull();
+      expect(await assistantTextBeforeRequestedTool(file, 'Write', rm)).toBeNull();
+      expect(await assistantTextBeforeRequestedTool(path.join(dir, 'missing.jsonl'), 'Bash', rm)).toBeNull();
     });
   });
 });

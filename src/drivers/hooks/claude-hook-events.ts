@@ -12,12 +12,13 @@ export type { ClaudeHookPayload } from './claude-hook-payload.js';
 const ANSWERED_ON_SCREEN = new Set(['AskUserQuestion', 'ExitPlanMode']);
 
 /**
- * A PreToolUse whose tool gets a progress note (seed 001): not a question or a plan, which arrive as prompts
- * of their own.
+ * A hook whose tool gets a progress note (seed 001): its PreToolUse, and again its PermissionRequest (the same
+ * text is posted once), so the note is out before the prompt even when the PreToolUse post was lost. Not a
+ * question or a plan, which arrive as prompts of their own.
  */
 export function wantsProgressNote(event: string, payload: ClaudeHookPayload): boolean {
   return (
-    event === 'PreToolUse' &&
+    (event === 'PreToolUse' || event === 'PermissionRequest') &&
     Boolean(payload.transcript_path) &&
     !ANSWERED_ON_SCREEN.has(payload.tool_name ?? '')
   );

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 /** The end of a transcript we read: the current turn is near the end, and transcripts grow to megabytes. */
 const TAIL_BYTES = 256 * 1024;
@@ -37,6 +38,42 @@ export async function assistantTextBeforeTool(
     timeoutMs,
   );
   return lines.ready ? latestTextOfTurn(lines.tail) : null;
+}
+
+/**
+ * What the agent said before the tool a permission request is for, from its transcript as it is now (no
+ * wait: the request comes after its PreToolUse, by which time the call is written). The request names no
+ * `tool_use_id`: the call is the latest `tool_use` of that tool whose input the request's holds. A second
+ * chance for a note whose PreToolUse post never arrived or read the transcript before it caught up
+ * (ProgressNotes keeps a text from being posted twice). Null when the call is not in the transcript.
+ */
+export async function assistantTextBeforeRequestedTool(
+  file: string,
+  toolName: string,
+  toolInput: unknown,
+): Promise<string | null> {
+  const tail = (await readTail(file)) ?? [];
+  let last = tail.length - 1;
+  while (last >= 0 && !(tail[last]!.includes(toolName) && isCallOf(parse(tail[last]!), toolName, toolInput)))
+    last--;
+  return last < 0 ? null : latestTextOfTurn(tail.slice(0, last + 1));
+}
+
+/** An entry with a call of `toolName` whose input `requested` holds (Claude may add defaults to it). */
+function isCallOf(entry: TranscriptEntry | null, toolName: string, requested: unknown): boolean {
+  const content = entry?.type === 'assistant' && !entry.isSidechain ? entry.message?.content : undefined;
+  if (!Array.isArray(content)) return false;
+  return content.some((block) => {
+    const call = block as { type?: unknown; name?: unknown; input?: unknown };
+    return call.type === 'tool_use' && call.name === toolName && holds(requested, call.input);
+  });
+}
+
+function holds(requested: unknown, input: unknown): boolean {
+  if (!input || typeof input !== 'object' || !requested || typeof requested !== 'object') return false;
+  return Object.entries(input).every(([key, value]) =>
+    isDeepStrictEqual((requested as Record<string, unknown>)[key], value),
+  );
 }
 
 /**

@@ -4,7 +4,11 @@ import type { AgentEvent } from '../../core/events.js';
 import type { DetectedPrompt } from '../../core/prompt.js';
 import { eventsFromHook, permissionPromptFromHook, wantsProgressNote } from './claude-hook-events.js';
 import { parseHookPayload, type ClaudeHookPayload } from './claude-hook-payload.js';
-import { assistantTextBeforeTool, contextTokensAtAnswer } from './claude-transcript.js';
+import {
+  assistantTextBeforeRequestedTool,
+  assistantTextBeforeTool,
+  contextTokensAtAnswer,
+} from './claude-transcript.js';
 
 /** What one agent session does with its hooks. */
 export interface HookSessionHandler {
@@ -162,7 +166,11 @@ async function dispatch(
   }
   for (const agentEvent of eventsFromHook(event, payload)) handler.onEvent(agentEvent);
   if (handler.onProgress && wantsProgressNote(event, payload)) {
-    const text = await assistantTextBeforeTool(payload.transcript_path!, payload.tool_use_id);
+    const file = payload.transcript_path!;
+    const text =
+      event === 'PreToolUse'
+        ? await assistantTextBeforeTool(file, payload.tool_use_id)
+        : await assistantTextBeforeRequestedTool(file, payload.tool_name ?? '', payload.tool_input);
     if (text) handler.onProgress(text);
   }
   if (event !== 'PermissionRequest') return null;

@@ -1,0 +1,90 @@
+import type { ChatTarget } from '../channels/contract.js';
+
+/** Tries of one message before it is given up (a chat that refuses it for good must not hold the rest). */
+export const MAX_SEND_TRIES = 6;
+/** Messages kept for one chat while its sends fail; the oldest go first beyond this. */
+export const MAX_HELD_PER_CHAT = 500;
+
+interface Held<T> {
+  items: T[];
+  /** Failed tries of the first item. */
+  failures: number;
+  /** Not tried again before this time. */
+  dueAt: number;
+}
+
+/** What a send of a held item came to. */
+export type SendResult = 'sent' | 'failed';
+
+/**
+ * Messages a chat has not taken yet because a send failed: each chat's are tried again in their order, and
+ * anything newer for that chat waits behind them, so a network blip neither loses a message nor reorders one.
+ * A message failing `MAX_SEND_TRIES` times is given up (told to `gaveUp`) and the next one goes on.
+ * Kept in memory: held messages last as long as the process that relays them.
+ */
+export class ChatBacklog<T> {
+  private readonly held = new Map<string, Held<T> & { chat: ChatTarget }>();
+
+  constructor(
+    private readonly retryMs: number,
+    private readonly gaveUp: (item: T, chat: ChatTarget, dropped: 'failed' | 'overflow') => void,
+  ) {}
+
+  /** Whether `chat` has messages waiting: a newer one must queue behind them. */
+  holds(chat: ChatTarget): boolean {
+    return this.held.has(keyOf(chat));
+  }
+
+  /** Keeps `item` for `chat`; `failedAt`: it has just failed (the first try of a new backlog). */
+  hold(chat: ChatTarget, item: T, failedAt?: number): void {
+    const key = keyOf(chat);
+    let held = this.held.get(key);
+    if (!held) {
+      held = { chat, items: [], failures: 0, dueAt: 0 };
+      this.held.set(key, held);
+    }
+    held.items.push(item);
+    if (failedAt !== undefined && held.items.length === 1) this.failed(held, failedAt);
+    while (held.items.length > MAX_HELD_PER_CHAT) this.gaveUp(held.items.shift()!, chat, 'overflow');
+  }
+
+  /** The first time a held message may be tried again, or null when nothing is held. */
+  get nextDue(): number | null {
+    let next: number | null = null;
+    for (const held of this.held.values()) next = next === null ? held.dueAt : Math.min(next, held.dueAt);
+    return next;
+  }
+
+  /** Try everything held again now (the channel reconnected). */
+  dueNow(): void {
+    for (const held of this.held.values()) held.dueAt = 0;
+  }
+
+  /** Sends what is due, each chat in order, until a send fails; a failing chat waits `retryMs`. */
+  async flush(now: () => number, send: (chat: ChatTarget, item: T) => Promise<SendResult>): Promise<void> {
+    for (const [key, held] of [...this.held]) {
+      if (held.dueAt > now()) continue;
+      while (held.items.length > 0) {
+        if ((await send(held.chat, held.items[0]!)) === 'sent') {
+          held.items.shift();
+          held.failures = 0;
+          continue;
+        }
+        this.failed(held, now());
+        if (held.failures < MAX_SEND_TRIES) break;
+        this.gaveUp(held.items.shift()!, held.chat, 'failed');
+        held.failures = 0;
+      }
+      if (held.items.length === 0) this.held.delete(key);
+    }
+  }
+
+  private failed(held: Held<T>, at: number): void {
+    held.failures++;
+    held.dueAt = at + this.retryMs;
+  }
+}
+
+function keyOf(chat: ChatTarget): string {
+  return `${chat.chatId}\u0000${chat.threadId ?? ''}`;
+}
