@@ -241,6 +241,12 @@ export class ChannelRelay {
         // One message per chat (a thread's session sends into its thread, under its parent's chat id).
         const key = `${record.id}:${chat.chatId}`;
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
+        // What the agent said before it asked goes first, if the chat takes it now; a prompt never waits for it.
+        await this.backlog.flushChat(
+          chat,
+          () => clock.now(),
+          (to, outgoing) => this.sendMessage(to, outgoing),
+        );
         try {
           const ref = await channel.sendPrompt(chat, promptView(record, session));
           store.channels.recordPromptMessage({

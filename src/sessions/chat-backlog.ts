@@ -62,21 +62,38 @@ export class ChatBacklog<T> {
 
   /** Sends what is due, each chat in order, until a send fails; a failing chat waits `retryMs`. */
   async flush(now: () => number, send: (chat: ChatTarget, item: T) => Promise<SendResult>): Promise<void> {
-    for (const [key, held] of [...this.held]) {
-      if (held.dueAt > now()) continue;
-      while (held.items.length > 0) {
-        if ((await send(held.chat, held.items[0]!)) === 'sent') {
-          held.items.shift();
-          held.failures = 0;
-          continue;
-        }
-        this.failed(held, now());
-        if (held.failures < MAX_SEND_TRIES) break;
-        this.gaveUp(held.items.shift()!, held.chat, 'failed');
-        held.failures = 0;
-      }
-      if (held.items.length === 0) this.held.delete(key);
+    for (const held of [...this.held.values()]) {
+      if (held.dueAt <= now()) await this.sendHeld(held, now, send);
     }
+  }
+
+  /** Sends what `chat` holds now, due or not: something newer (a prompt) is about to go after it. */
+  async flushChat(
+    chat: ChatTarget,
+    now: () => number,
+    send: (chat: ChatTarget, item: T) => Promise<SendResult>,
+  ): Promise<void> {
+    const held = this.held.get(keyOf(chat));
+    if (held) await this.sendHeld(held, now, send);
+  }
+
+  private async sendHeld(
+    held: Held<T> & { chat: ChatTarget },
+    now: () => number,
+    send: (chat: ChatTarget, item: T) => Promise<SendResult>,
+  ): Promise<void> {
+    while (held.items.length > 0) {
+      if ((await send(held.chat, held.items[0]!)) === 'sent') {
+        held.items.shift();
+        held.failures = 0;
+        continue;
+      }
+      this.failed(held, now());
+      if (held.failures < MAX_SEND_TRIES) break;
+      this.gaveUp(held.items.shift()!, held.chat, 'failed');
+      held.failures = 0;
+    }
+    if (held.items.length === 0) this.held.delete(keyOf(held.chat));
   }
 
   private failed(held: Held<T>, at: number): void {

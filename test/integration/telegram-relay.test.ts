@@ -284,6 +284,19 @@ describe('Telegram relay', () => {
     ]);
   });
 
+  it('sends a held message before the next prompt, without waiting for its turn to be tried again', async () => {
+    const s = session();
+    fake.failNext('sendMessage', { status: 400 });
+    store.channels.addMessage(s.id, 'notice', '🔄 I will create the file now.');
+    await waitFor('a failed send', () => logs.some((line) => line.includes('could not forward a message')));
+    openPrompt(s.id);
+    await withButtons();
+    expect(fake.messages(OWNER).map((m) => (hasButtons(m) ? 'the prompt' : m.text))).toEqual([
+      '🔄 I will create the file now.',
+      'the prompt',
+    ]);
+  });
+
   it('delivers prompts after the network comes back, and honours 429 retry_after', async () => {
     const s = session();
     fake.setOffline(true);

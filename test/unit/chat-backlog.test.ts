@@ -85,6 +85,18 @@ describe('messages a chat has not taken yet', () => {
     expect(t.sent).toEqual([{ chat: 'b', item: 'waiting' }]);
   });
 
+  it("are sent, due or not, before a prompt for their chat; the chat's others wait their time", async () => {
+    const t = setup();
+    t.backlog.hold(A, 'before the prompt', t.now());
+    t.backlog.hold(B, 'elsewhere', t.now());
+    await t.backlog.flushChat(A, t.now, (chat, item) => {
+      t.sent.push({ chat: chat.chatId, item });
+      return Promise.resolve('sent');
+    });
+    expect(t.sent).toEqual([{ chat: 'a', item: 'before the prompt' }]);
+    expect(t.backlog.holds(B)).toBe(true);
+  });
+
   it('keep at most so many per chat: the oldest go first, and are said to', () => {
     const t = setup();
     for (let i = 0; i <= MAX_HELD_PER_CHAT; i++) t.backlog.hold(A, `m${i}`, i === 0 ? t.now() : undefined);
