@@ -21,7 +21,7 @@ import { saveUploads } from './uploads.js';
 
 /** How often a hosting relay renews its lease and looks for sessions whose agent-bridge died. */
 const HEARTBEAT_MS = 5_000;
-/** A prompt or message that could not be sent is tried again after this long (or at once when the channel reconnects). */
+/** A prompt or message that could not be sent is tried again after this long (at once on reconnecting). */
 const RETRY_SEND_MS = 5_000;
 /** Inbound answers per session per minute before routing pauses (seed 004 §11.7). */
 const CALLBACKS_PER_MINUTE = 10;
@@ -88,11 +88,16 @@ export class ChannelRelay {
   private readonly limiter: WindowLimiter;
   private readonly failedSends = new Map<string, number>();
   /** Agent messages a chat has not taken yet (a send failed): sent again, in order, before newer ones. */
-  private readonly backlog = new ChatBacklog<OutgoingMessage>(RETRY_SEND_MS, (outgoing, chat, why) =>
-    this.log(
-      `gave up forwarding message ${outgoing.messageId} to ${chat.chatId}: ${why === 'failed' ? `${MAX_SEND_TRIES} tries failed` : `more than ${MAX_HELD_PER_CHAT} messages waiting`}`,
-    ),
-  );
+  private readonly backlog = new ChatBacklog<OutgoingMessage>({
+    retryMs: RETRY_SEND_MS,
+    now: () => this.options.clock.now(),
+    send: (chat, outgoing) => this.sendMessage(chat, outgoing),
+    gaveUp: (outgoing, chat, why) => {
+      const reason =
+        why === 'failed' ? `${MAX_SEND_TRIES} tries failed` : `over ${MAX_HELD_PER_CHAT} waiting`;
+      this.log(`gave up forwarding message ${outgoing.messageId} to ${chat.chatId}: ${reason}`);
+    },
+  });
 
   private allowedUsers: Set<string>;
 
@@ -209,10 +214,7 @@ export class ChannelRelay {
       try {
         // What the agent said goes out before what it then asks (a progress note before its permission):
         // messages written while earlier ones were being sent (chats space their sends) go first too.
-        await this.backlog.flush(
-          () => this.options.clock.now(),
-          (chat, outgoing) => this.sendMessage(chat, outgoing),
-        );
+        await this.backlog.flush();
         if (this.backlog.nextDue !== null) this.retryLater();
         while (!this.stopped && (await this.forwardMessages()) > 0);
         if (!this.stopped) await this.sendOpenPrompts();
@@ -242,11 +244,7 @@ export class ChannelRelay {
         const key = `${record.id}:${chat.chatId}`;
         if ((this.failedSends.get(key) ?? 0) > clock.now()) continue;
         // What the agent said before it asked goes first, if the chat takes it now; a prompt never waits for it.
-        await this.backlog.flushChat(
-          chat,
-          () => clock.now(),
-          (to, outgoing) => this.sendMessage(to, outgoing),
-        );
+        await this.backlog.flushChat(chat);
         try {
           const ref = await channel.sendPrompt(chat, promptView(record, session));
           store.channels.recordPromptMessage({
@@ -331,7 +329,7 @@ export class ChannelRelay {
           // Behind what this chat has not taken yet; else now, and held if it fails.
           if (this.backlog.holds(chat)) this.backlog.hold(chat, outgoing);
           else if ((await this.sendMessage(chat, outgoing)) === 'failed') {
-            this.backlog.hold(chat, outgoing, clock.now());
+            this.backlog.hold(chat, outgoing, true);
             this.retryLater();
           }
         }
