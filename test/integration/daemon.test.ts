@@ -139,7 +139,8 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await telegramSays(/web got: wake/);
     await telegramSays(/web: Custom command stopped after \d+ min idle/, 15_000);
     await terminalSays(/stopped after \d+ min idle/);
-    expect(store.sessions.list()).toHaveLength(0);
+    // The notice says why before the agent is stopped: the store has it ended a moment later.
+    await waitFor('the session ended in the store', () => store.sessions.list().length === 0);
     telegram.userSendsText({ userId: OWNER, text: 'back' });
     await telegramSays(/web got: back/);
   });
