@@ -3,8 +3,8 @@ import { prewarmHost } from '../sessions/host/spawn-host.js';
 /**
  * What the command does before it loads the rest of itself (bin/agent-bridge.js): for a `run` in this
  * terminal, its session host's process starts now, so Node and the host's modules load on the other core
- * while this process loads the command (~50 ms after Node is up; `run` itself could ask at ~180 ms). A guess from the raw
- * arguments; a wrong one costs a host process that ends, unused, with this one.
+ * while this process loads the command (~50 ms after Node is up; `run` itself could ask at ~180 ms). A guess
+ * from the raw arguments; a wrong one costs a host process that ends, unused, with this one.
  */
 export function startEarly(argv: readonly string[]): void {
   if (startsTerminalRun(argv.slice(2))) prewarmHost(true);

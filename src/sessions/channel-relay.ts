@@ -215,7 +215,6 @@ export class ChannelRelay {
         // What the agent said goes out before what it then asks (a progress note before its permission):
         // messages written while earlier ones were being sent (chats space their sends) go first too.
         await this.backlog.flush();
-        if (this.backlog.nextDue !== null) this.retryLater();
         while (!this.stopped && (await this.forwardMessages()) > 0);
         if (!this.stopped) await this.sendOpenPrompts();
         if (!this.stopped) await this.showOutcomes();
@@ -223,6 +222,8 @@ export class ChannelRelay {
         this.log(`sync failed: ${(error as Error).message}`);
       } finally {
         this.syncing = null;
+        // Messages still held (a send failed here, or before and not due yet) are tried again later.
+        if (this.backlog.nextDue !== null) this.retryLater();
       }
       if (this.syncAgain && !this.stopped) {
         this.syncAgain = false;
@@ -328,10 +329,8 @@ export class ChannelRelay {
         for (const chat of this.chatsOf(session)) {
           // Behind what this chat has not taken yet; else now, and held if it fails.
           if (this.backlog.holds(chat)) this.backlog.hold(chat, outgoing);
-          else if ((await this.sendMessage(chat, outgoing)) === 'failed') {
+          else if ((await this.sendMessage(chat, outgoing)) === 'failed')
             this.backlog.hold(chat, outgoing, true);
-            this.retryLater();
-          }
         }
       }
       store.channels.setState(this.books, 'message_cursor', String(message.id));

@@ -6,6 +6,7 @@ export const MAX_SEND_TRIES = 6;
 export const MAX_HELD_PER_CHAT = 500;
 
 interface Held<T> {
+  chat: ChatTarget;
   items: T[];
   /** Failed tries of the first item. */
   failures: number;
@@ -32,7 +33,7 @@ export interface ChatBacklogOptions<T> {
  * messages last as long as the process that relays them.
  */
 export class ChatBacklog<T> {
-  private readonly held = new Map<string, Held<T> & { chat: ChatTarget }>();
+  private readonly held = new Map<string, Held<T>>();
 
   constructor(private readonly options: ChatBacklogOptions<T>) {}
 
@@ -79,7 +80,7 @@ export class ChatBacklog<T> {
     if (held) await this.sendHeld(held);
   }
 
-  private async sendHeld(held: Held<T> & { chat: ChatTarget }): Promise<void> {
+  private async sendHeld(held: Held<T>): Promise<void> {
     while (held.items.length > 0) {
       if ((await this.options.send(held.chat, held.items[0]!)) === 'sent') {
         held.items.shift();
