@@ -79,7 +79,7 @@ export interface RelayOptions {
  */
 export class ChannelRelay {
   private heartbeat: TimerHandle | null = null;
-  private retry: TimerHandle | null = null;
+  private retry: { timer: TimerHandle; dueAt: number } | null = null;
   private unwatch: (() => void) | null = null;
   private syncing: Promise<void> | null = null;
   /** A change arrived during a sync: look again when it ends, or a prompt could wait for the next change. */
@@ -148,7 +148,7 @@ export class ChannelRelay {
     this.stopped = true;
     this.unwatch?.();
     this.heartbeat?.cancel();
-    this.retry?.cancel();
+    this.retry?.timer.cancel();
     await this.syncing; // never close the store under a sync in flight
     await this.options.channel.stop();
     if (this.exclusive) this.options.store.channels.releaseHost(this.options.channel.name);
@@ -183,13 +183,16 @@ export class ChannelRelay {
     });
   }
 
-  /** A send failed: look again when the first retry is due. */
-  private retryLater(): void {
-    if (this.retry || this.stopped) return;
-    this.retry = this.options.clock.after(RETRY_SEND_MS, () => {
+  /** A send failed: look again when it is due (`dueAt`), or sooner if another is due sooner. */
+  private retryLater(dueAt: number): void {
+    if (this.stopped || (this.retry && this.retry.dueAt <= dueAt)) return;
+    this.retry?.timer.cancel();
+    const { clock } = this.options;
+    const timer = clock.after(Math.max(0, dueAt - clock.now()), () => {
       this.retry = null;
       void this.sync();
     });
+    this.retry = { timer, dueAt };
   }
 
   private get exclusive(): boolean {
@@ -223,7 +226,8 @@ export class ChannelRelay {
       } finally {
         this.syncing = null;
         // Messages still held (a send failed here, or before and not due yet) are tried again later.
-        if (this.backlog.nextDue !== null) this.retryLater();
+        const due = this.backlog.nextDue;
+        if (due !== null) this.retryLater(due);
       }
       if (this.syncAgain && !this.stopped) {
         this.syncAgain = false;
@@ -264,7 +268,7 @@ export class ChannelRelay {
           this.failedSends.delete(key);
         } catch (error) {
           this.failedSends.set(key, clock.now() + RETRY_SEND_MS);
-          this.retryLater();
+          this.retryLater(clock.now() + RETRY_SEND_MS);
           this.log(`could not send prompt ${record.id.slice(0, 8)}: ${(error as Error).message}`);
         }
       }

@@ -102,13 +102,22 @@ export function firstPromptOf(session: AgentSession, store: Pick<Store, 'session
 /** Keys typed at once (a paste, a line sent whole) are echoed after their Enter: wait for the screen that far. */
 const ECHO_WAIT_MS = 3_000;
 
-/** The line shows on the agent's screen once it settled after the Enter (wrapped lines included). */
+/**
+ * The line shows on the agent's screen (wrapped lines included) at a settle within ECHO_WAIT_MS of the Enter:
+ * not only the first one (a busy machine, or a TUI that redraws before it shows the line, settles earlier).
+ */
 async function echoed(session: AgentSession, line: string): Promise<boolean> {
   const terminal = session.terminal;
   if (!terminal) return true; // a structured agent took the line as a message: nothing is hidden there
-  await terminal.screen.nextSettle(ECHO_WAIT_MS);
-  const screen = await terminal.snapshot();
   const squeeze = (text: string) => text.replace(/\s+/g, '');
   // The screen is read redacted: compare the line as it would show there.
-  return squeeze(screen.text).includes(squeeze(redactSecrets(line)));
+  const wanted = squeeze(redactSecrets(line));
+  const { clock } = session;
+  const deadline = clock.now() + ECHO_WAIT_MS;
+  for (let left = ECHO_WAIT_MS; left > 0; left = deadline - clock.now()) {
+    await terminal.screen.nextSettle(left);
+    const screen = await terminal.snapshot();
+    if (squeeze(screen.text).includes(wanted)) return true;
+  }
+  return false;
 }

@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
 import { ChannelRelay } from '../../src/sessions/channel-relay.js';
+import type { ChatTarget } from '../../src/channels/contract.js';
+import type { SessionRecord } from '../../src/store/session-store.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeTelegram, type FakeMessage, type FakeTelegram } from '../fakes/telegram/server.js';
 import { buttonData, hasButtons, OWNER, STRANGER } from '../support/telegram-setup.js';
 import { openPrompt as openStoredPrompt, permissionPrompt, yesNoPrompt } from '../support/temp-store.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -33,7 +36,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startRelay(): Promise<ChannelRelay> {
+async function startRelay(
+  options: { clock?: Clock; chatsFor?: (session: SessionRecord) => ChatTarget[] } = {},
+): Promise<ChannelRelay> {
   const relayStore = openStore({ dir });
   let created: ChannelRelay | null = null;
   const channel = new TelegramChannel({
@@ -44,8 +49,9 @@ async function startRelay(): Promise<ChannelRelay> {
   created = new ChannelRelay({
     channel,
     store: relayStore,
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     chats: [{ chatId: String(OWNER) }],
+    ...(options.chatsFor ? { chatsFor: options.chatsFor } : {}),
     allowedUsers: new Set([String(OWNER)]),
     outputThreshold: 1500,
     isAlive: () => true,
@@ -295,6 +301,36 @@ describe('Telegram relay', () => {
       '🔄 I will create the file now.',
       'the prompt',
     ]);
+  });
+
+  it('tries a held message again when it is due, whatever else failed before it', async () => {
+    await relay.stop();
+    const clock = new FakeClock(Date.now());
+    const OTHER = OWNER + 1;
+    relay = await startRelay({
+      clock,
+      chatsFor: (s) => [{ chatId: String(s.label === 'a' ? OWNER : OTHER) }],
+    });
+    const a = session('aaaaaaaa-0000-4000-8000-00000000000a', 'a');
+    const b = session('aaaaaaaa-0000-4000-8000-00000000000b', 'b');
+    const failed = (what: string) => waitFor(what, () => logs.some((line) => line.includes(what)));
+    fake.failNext('sendMessage', { status: 400 });
+    openPrompt(a.id);
+    relay.poke();
+    await failed('could not send prompt');
+    clock.advance(3_000);
+    fake.failNext('sendMessage', { status: 400 });
+    store.channels.addMessage(b.id, 'notice', 'for chat b');
+    relay.poke();
+    await failed('could not forward a message');
+    clock.advance(2_000); // the prompt's retry is due (5 s after it failed); the message's is 3 s later
+    await withButtons();
+    clock.advance(3_000);
+    // Only the time the message is due has passed: no later tick may be needed to send it.
+    await waitFor('the held message sent', () => {
+      clock.advance(0);
+      return fake.messages(OTHER).some((m) => m.text === 'for chat b');
+    });
   });
 
   it('delivers prompts after the network comes back, and honours 429 retry_after', async () => {

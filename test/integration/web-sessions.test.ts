@@ -93,6 +93,29 @@ describe('sessions in the web UI', () => {
     terminal.ws.close();
   });
 
+  it('names a session by a line its program shows only after other output (a TUI that redraws first)', async () => {
+    // The terminal echoes nothing; the program prints a status, pauses past a settle, then shows the line.
+    const script =
+      'stty -echo; printf \'ready> \'; while IFS= read -r l; do echo thinking; sleep 0.3; echo "$l"; done';
+    const started = await world.json<WebSession>('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'custom', cwd: world.dir, args: ['bash', '-c', script] }),
+    });
+    const terminal = world.terminal(started.id);
+    await waitFor(
+      'the program',
+      () =>
+        terminal.json.some((f) => f.type === 'screen' && String(f.data).includes('ready> ')) ||
+        terminal.output.includes('ready> '),
+    );
+    terminal.send({ type: 'input', data: 'refactor the billing module\r' });
+    await waitFor('the line shown', () => terminal.output.includes('refactor the billing module'));
+    await waitFor('named by it', async () =>
+      (await sessionOf(started.id))?.firstPrompt === 'refactor the billing module' ? true : null,
+    );
+    terminal.ws.close();
+  });
+
   it('keeps an ended session, exited and not stoppable, with its recording; starts it again', async () => {
     const started = await startBash();
     world.live.get(started.id)!.terminal!.userInput('exit 3\r');
