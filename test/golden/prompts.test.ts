@@ -60,6 +60,26 @@ describe('golden screens', () => {
       expect(cases(spec.id), `no golden screens for ${spec.id}`).not.toHaveLength(0);
   });
 
+  it('a multi-select question with a box ticked is the same prompt, the box read as ticked', () => {
+    // As the real CLIs draw a tick (Claude Code also marks its tab ☒): answers go a box at a time on this.
+    const ticks: Array<[keyof typeof agents, string, RegExp, string]> = [
+      ['claude', 'question-multi-select', /\[ \] Cheese/, '[✔] Cheese'],
+      ['gemini', 'question-multi-select', /\[ \] Cheese/, '[✓] Cheese'],
+      ['copilot', 'question-multi-select', /• Cheese/, '✓ Cheese'],
+    ];
+    for (const [id, name, box, tickedBox] of ticks) {
+      const lines = readFileSync(path.join(root, id, name, 'screen.txt'), 'utf8').split('\n');
+      const before = detect(id, lines).prompt!;
+      const after = detect(
+        id,
+        lines.map((line) => line.replace(box, tickedBox).replace('☐ Toppings', '☒ Toppings')),
+      ).prompt!;
+      expect(before.dialog?.ticked, id).toEqual([]);
+      expect(after.dialog?.ticked, id).toEqual([1]);
+      expect(after.key, id).toBe(before.key);
+    }
+  });
+
   it('answers each agent’s folder-trust prompt at start-up with choice 1: its golden keys, or Enter on it', () => {
     for (const spec of Object.values(agents).filter((s) => cases(s.id).includes('folder-trust'))) {
       const dir = path.join(root, spec.id, 'folder-trust');

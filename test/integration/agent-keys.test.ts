@@ -129,4 +129,88 @@ describe('the agents’ keys in the terminal driver', () => {
     // ↓ (1b 5b 42) from the person, then ↓ and Enter from the answer: Other, not Blue's neighbour twice.
     expect(got()).toEqual(['1b', '5b', '42', '1b', '5b', '42', '0d']);
   });
+
+  it('Gemini: a multi-select answer goes a box at a time, each once drawn (a tick typed before the last one is drawn is lost)', async () => {
+    const { session } = await startSlowMultiSelect();
+    const prompts: DetectedPrompt[] = [];
+    session.on((event) => {
+      if (event.type === 'prompt') prompts.push(event.prompt);
+    });
+    await waitFor('the question', () => prompts.length > 0);
+    const raised = prompts[0]!;
+    expect(raised.choices.filter((c) => c.checkbox).map((c) => c.label)).toEqual(['Cheese', 'Ham', 'Olives']);
+    expect(await session.answer(raised, parseReply('1,3', raised))).toBe('13\x1b[A\x1b[A\x1b[A\r');
+    await waitFor('the submitted answer', async () =>
+      /SUBMITTED: Cheese, Olives/.test((await session.snapshot()).text),
+    );
+    expect(readFileSync(path.join(dir, 'lost'), { encoding: 'utf8', flag: 'a+' })).toBe('');
+  });
+
+  it('Gemini: a box never drawn ticked stops the answer, and the ticks are never submitted', async () => {
+    const { session } = await startSlowMultiSelect({ ignoresDigits: true });
+    const prompts: DetectedPrompt[] = [];
+    session.on((event) => {
+      if (event.type === 'prompt') prompts.push(event.prompt);
+    });
+    await waitFor('the question', () => prompts.length > 0);
+    const raised = prompts[0]!;
+    await expect(session.answer(raised, parseReply('1,3', raised))).rejects.toThrow(
+      /did not show box 1 ticked/,
+    );
+    expect(got()).toEqual(['"1"']);
+  });
 });
+
+/**
+ * Gemini CLI's multi-select (test/golden/prompts/gemini/question-multi-select) as a program that draws a tick
+ * only 600 ms after its digit (a machine busy re-rendering), and loses a digit that comes before that (as a
+ * React state update taken before the last render can be); ↑ past the first box reaches Done, Enter submits.
+ */
+async function startSlowMultiSelect(options: { ignoresDigits?: boolean } = {}) {
+  const script = `
+const ignoresDigits = ${options.ignoresDigits === true};
+const fs = require('node:fs');
+const labels = ['Cheese', 'Ham', 'Olives'];
+const ticked = new Set();
+let at = 1; let rendering = false;
+const bar = '─'.repeat(60);
+const row = (text) => '│ ' + text.padEnd(60) + ' │';
+function draw() {
+  const lines = ['╭' + bar + '──╮', row('Answer Questions'), row(''), row('Which toppings?'), row('(Select all that apply)'), row(''), row(at === 0 ? '● Done' : '  Done')];
+  labels.forEach((label, i) => {
+    const n = i + 1;
+    lines.push(row((at === n ? '● ' : '  ') + n + '. [' + (ticked.has(n) ? '✓' : ' ') + '] ' + label));
+    lines.push(row('         The ' + label + ' one'));
+  });
+  lines.push(row(''), row('Enter to select · ↑/↓ to navigate · Esc to cancel'), '╰' + bar + '──╯');
+  process.stdout.write('\\x1b[2J\\x1b[H' + lines.join('\\r\\n'));
+}
+process.stdin.setRawMode(true);
+draw();
+process.stdin.on('data', (data) => {
+  const key = data.toString('latin1');
+  fs.appendFileSync('got', JSON.stringify(key) + '\\n');
+  if (/^[1-3]$/.test(key)) {
+    if (ignoresDigits) return;
+    if (rendering) return fs.appendFileSync('lost', key);
+    rendering = true;
+    const n = Number(key);
+    setTimeout(() => { rendering = false; ticked.has(n) ? ticked.delete(n) : ticked.add(n); at = n; draw(); }, 600);
+  } else if (key === '\\x1b[A') { at = Math.max(0, at - 1); draw(); }
+  else if (key === '\\r' && at === 0) {
+    process.stdout.write('\\x1b[2J\\x1b[HSUBMITTED: ' + labels.filter((_, i) => ticked.has(i + 1)).join(', ') + '\\r\\n');
+  }
+});
+`;
+  const session = await TerminalSession.start({
+    command: process.execPath,
+    args: ['-e', script],
+    cwd: dir,
+    env: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' },
+    cols: 120,
+    rows: 30,
+    vocabulary: getAgent('gemini').screens,
+  });
+  sessions.push(session);
+  return { session };
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DialogKeys } from '../../src/core/dialog-keys.js';
 import type { PromptChoice } from '../../src/core/events.js';
 import { describeReply, parseReply, type DetectedPrompt } from '../../src/core/prompt.js';
-import { KeysRefused, replyKeys } from '../../src/drivers/terminal/reply-keys.js';
+import { KeysRefused, nextBoxFlip, replyKeys } from '../../src/drivers/terminal/reply-keys.js';
 
 const UP = '\x1b[A';
 const DOWN = '\x1b[B';
@@ -117,6 +117,33 @@ describe('the keys a dialog takes, from its vocabulary', () => {
       },
     );
     expect(keys(copilot, '1,3')).toEqual([' ', DOWN, DOWN, ' ', '\r']);
+  });
+
+  it('multi-select: the next box to flip, one at a time from the ticks on screen, then none (the submit)', () => {
+    const labels = ['Cheese', 'Ham', 'Olives', 'Type something'];
+    const keysOf = {
+      pick: 'digit',
+      multiSelect: { toggle: 'digit', submit: 'up-past-first' },
+      escape: 'cancels',
+    } as const;
+    const shown = (ticked: number[], highlighted = 1) =>
+      prompt(labels, keysOf, { boxes: [1, 2, 3], ticked, highlighted });
+    const next = (p: DetectedPrompt, reply: string) => nextBoxFlip(parseReply(reply, p), p);
+    expect(next(shown([2]), '1,3')).toEqual({ box: 1, ticks: true, keys: ['1'] });
+    expect(next(shown([1, 2], 1), '1,3')).toEqual({ box: 2, ticks: false, keys: ['2'] });
+    expect(next(shown([1], 2), '1,3')).toEqual({ box: 3, ticks: true, keys: ['3'] });
+    expect(next(shown([1, 3], 3), '1,3')).toBeNull();
+    // Space-toggled boxes: arrows from the highlight first.
+    const spaced = prompt(
+      labels,
+      { pick: 'arrows', multiSelect: { toggle: 'space', submit: 'enter' }, escape: 'cancels' },
+      { boxes: [1, 2, 3], highlighted: 1 },
+    );
+    expect(next(spaced, '3')).toEqual({ box: 3, ticks: true, keys: [DOWN, DOWN, ' '] });
+    // Not ticks: the words choice, an unknown box, a one-choice question.
+    expect(next(shown([]), '4')).toBeNull();
+    expect(next(shown([]), '2, 9')).toBeNull();
+    expect(next(prompt(['Red', 'Blue'], { pick: 'digit', escape: 'cancels' }), '2')).toBeNull();
   });
 
   it('a list of boxes is one answer, described by its labels; a list on a one-choice question is words', () => {

@@ -108,9 +108,12 @@ function question(screen: ScreenView): DetectedPrompt | null {
     )
     .filter((l) => l && !isRule(l))
     .join(' — ');
+  const menuFound = menuPrompt('question', screen.lines, menu);
   const prompt = {
-    ...menuPrompt('question', screen.lines, menu),
+    ...menuFound,
     excerpt: truncateExcerpt(redactSecrets(asked)),
+    // A ticked box marks its tab ☒: still the same question (ticking a box is not a new prompt).
+    key: menuFound.key.replaceAll('☒', '☐'),
   };
   if (!boxes) return keyed(prompt, KEYS.question, screen.lines);
   const tabs = headerRow >= 0 ? (screen.lines[headerRow]!.match(/[☐☒]/g) ?? []).length : 1;

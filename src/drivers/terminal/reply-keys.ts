@@ -127,19 +127,11 @@ function arrows(from: number, to: number): string[] {
  * submitted (each box's key toggles it).
  */
 function multiSelectKeys(wanted: number[], prompt: KeyPrompt, dialog: DialogState): string[] {
-  const boxes = prompt.choices.filter((c) => c.checkbox).map((c) => c.number);
-  const multiSelect = dialog.keys.multiSelect;
-  if (!multiSelect || boxes.length === 0)
-    throw new KeysRefused('this question takes one choice: send one number');
-  if (wanted.some((n) => !boxes.includes(n)))
-    throw new KeysRefused(`tick boxes by number: ${boxes.join(', ')}`);
-  const ticked = new Set(dialog.ticked ?? []);
-  const flips = boxes.filter((n) => ticked.has(n) !== wanted.includes(n));
+  const { multiSelect, flips } = boxFlips(wanted, prompt, dialog);
   const keys: string[] = [];
   let at = dialog.highlighted ?? 1;
   for (const n of flips) {
-    if (multiSelect.toggle === 'digit') keys.push(String(n));
-    else keys.push(...arrows(at, n), ' ');
+    keys.push(...flipKeys(n, at, multiSelect.toggle));
     at = n;
   }
   switch (multiSelect.submit) {
@@ -152,4 +144,55 @@ function multiSelectKeys(wanted: number[], prompt: KeyPrompt, dialog: DialogStat
     case 'enter':
       return [...keys, ENTER];
   }
+}
+
+/** One box of a multi-select answer to flip: the box, whether it ends up ticked, and the keys. */
+export interface BoxFlip {
+  box: number;
+  ticks: boolean;
+  keys: string[];
+}
+
+/**
+ * A multi-select answer is typed a box at a time, each seen flipped on the screen before the next: a TUI
+ * that takes a second tick before it has drawn the first can lose one (Gemini CLI on a busy machine). The
+ * first box still to flip and its keys; null when the boxes are as wanted (the submit is next), or when the
+ * answer is not ticks in a multi-select dialog.
+ */
+export function nextBoxFlip(action: ReplyAction, prompt: KeyPrompt): BoxFlip | null {
+  const dialog = prompt.dialog;
+  const toggle = dialog?.keys.multiSelect?.toggle;
+  if (!dialog || !toggle) return null;
+  const boxed = (n: number) => prompt.choices.some((c) => c.number === n && c.checkbox);
+  const wanted =
+    action.type === 'choices'
+      ? action.numbers
+      : action.type === 'choice' && action.text === undefined && boxed(action.number)
+        ? [action.number]
+        : null;
+  if (!wanted?.length || !wanted.every(boxed)) return null;
+  const box = boxFlips(wanted, prompt, dialog).flips[0];
+  if (box === undefined) return null;
+  return { box, ticks: wanted.includes(box), keys: flipKeys(box, dialog.highlighted ?? 1, toggle) };
+}
+
+/** The boxes whose tick must change for exactly `wanted` to be ticked; refused if `wanted` are not boxes. */
+function boxFlips(
+  wanted: number[],
+  prompt: KeyPrompt,
+  dialog: DialogState,
+): { multiSelect: NonNullable<DialogState['keys']['multiSelect']>; flips: number[] } {
+  const boxes = prompt.choices.filter((c) => c.checkbox).map((c) => c.number);
+  const multiSelect = dialog.keys.multiSelect;
+  if (!multiSelect || boxes.length === 0)
+    throw new KeysRefused('this question takes one choice: send one number');
+  if (wanted.some((n) => !boxes.includes(n)))
+    throw new KeysRefused(`tick boxes by number: ${boxes.join(', ')}`);
+  const ticked = new Set(dialog.ticked ?? []);
+  return { multiSelect, flips: boxes.filter((n) => ticked.has(n) !== wanted.includes(n)) };
+}
+
+/** The keys that flip box `n` with the highlight on `at`. */
+function flipKeys(n: number, at: number, toggle: 'digit' | 'space'): string[] {
+  return toggle === 'digit' ? [String(n)] : [...arrows(at, n), ' '];
 }

@@ -6,7 +6,7 @@ import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
-import { KeysRefused, keysEndingTheTurn, replyKeys } from './reply-keys.js';
+import { KeysRefused, keysEndingTheTurn, nextBoxFlip, replyKeys, type BoxFlip } from './reply-keys.js';
 import { encodeTextInput } from './input.js';
 import type { PtySpawnOptions } from './pty-process.js';
 import { ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
@@ -27,6 +27,14 @@ const INPUT_BOX_MAX_MS = 3_000;
 const ANSWER_ATTEMPTS = 20;
 /** The wait for the screen to settle again between two tries. */
 const RETRY_SETTLE_MS = 250;
+
+/** How long a box of a multi-select answer may take to show flipped (a busy machine's redraw) before the answer stops. */
+const BOX_SHOWN_MAX_MS = 5_000;
+/** A box of a multi-select answer was typed, and the dialog never showed it flipped. */
+const BOX_NOT_SHOWN = (box: number) =>
+  `the dialog did not show box ${box} ticked or unticked as typed; the rest of the answer was not typed`;
+
+const BOXES_UNSTABLE = 'the boxes did not stay as typed (one changes others); the answer was not submitted';
 
 /** The prompt left the screen before its answer could be typed: nothing was typed. */
 export class PromptNotShown extends Error {
@@ -216,6 +224,24 @@ export class TerminalSession implements AgentDriver {
     once?: string,
   ): Promise<string> {
     const already = once !== undefined && (await this.pty.injected(once));
+    /** A multi-select answer's boxes typed so far (a box at a time), the last one, and when it must show. */
+    const boxes: AnswerBoxes = { typed: [], last: null, shownBy: 0, flips: 0, answering: false };
+    try {
+      return await this.answerWhenShown(prompt, action, already, once, boxes);
+    } catch (error) {
+      // Boxes were flipped and the answer stopped before its end: the dialog is read as any screen again.
+      if (boxes.answering) this.detector?.notAnswering();
+      throw error;
+    }
+  }
+
+  private async answerWhenShown(
+    prompt: Pick<DetectedPrompt, 'key'> & RaisedPrompt,
+    action: ReplyAction,
+    already: boolean,
+    once: string | undefined,
+    boxes: AnswerBoxes,
+  ): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       await this.screen.catchUp();
       // The screen shows exactly `outputAt` bytes: the keys go out only if nothing was written since.
@@ -227,6 +253,12 @@ export class TerminalSession implements AgentDriver {
       const keys = this.keysFor(action, current, screen);
       // Typed already by a controller before this one (it crashed mid-way): never again.
       if (already) return keys instanceof KeysRefused ? '' : (keys?.join('') ?? '');
+      if (boxes.last && !flipShown(boxes.last, current)) {
+        // The box typed last is not drawn flipped yet: nothing more goes until it is.
+        if (this.clock.now() >= boxes.shownBy) throw new Error(BOX_NOT_SHOWN(boxes.last.box));
+        await this.screen.nextSettle(RETRY_SETTLE_MS);
+        continue;
+      }
       if (keys instanceof KeysRefused) {
         // Not what the dialog takes as it is drawn now (still being drawn, or redrawn): look again in a moment.
         if (attempt >= ANSWER_ATTEMPTS) throw keys;
@@ -235,33 +267,75 @@ export class TerminalSession implements AgentDriver {
       }
       if (this.detector && !shown) throw new PromptNotShown();
       if (keys === null) throw new Error('this prompt has no safe default to apply');
-      // Words that go in as the next message wait for the input box the choice brings back.
-      const turnEnds = keysEndingTheTurn(action, current, this.menuKeys);
-      this.detector?.answering();
-      let typed = false;
-      try {
-        const result = await this.pty.inject({
-          parts: keys.slice(0, turnEnds || keys.length),
-          gapMs: this.keyGapMs,
-          awaitRedraw: true,
-          ifOutputAt: outputAt,
-          ...(once !== undefined ? { once } : {}),
-        });
-        typed = result.typed;
-        if (typed && turnEnds) {
-          await this.untilInputBox(INPUT_BOX_MAX_MS);
-          await this.clock.sleep(this.keyGapMs);
-          await this.typeKeys(keys.slice(turnEnds));
-        }
-      } finally {
-        if (typed) this.detector?.answered(prompt.key, outputAt);
-        else this.detector?.notAnswering();
+      const flip = this.detector ? nextBoxFlip(action, current) : null;
+      boxes.answering ||= flip !== null;
+      const typed = flip
+        ? await this.typeBoxFlip(flip, outputAt)
+        : await this.typeAnswer(prompt.key, action, current, keys, outputAt, once);
+      if (typed && flip) {
+        boxes.typed.push(...flip.keys);
+        boxes.last = flip;
+        boxes.shownBy = this.clock.now() + BOX_SHOWN_MAX_MS;
+        // Each box flips once; more means a box flips others (an "All" option): never typed in a loop.
+        if (++boxes.flips > current.choices.length) throw new Error(BOXES_UNSTABLE);
+        attempt = 0;
+        continue;
       }
-      if (typed) return keys.join('');
+      if (typed) return [...boxes.typed, ...keys].join('');
       if (attempt >= ANSWER_ATTEMPTS)
         throw new Error('the screen kept changing while the answer waited to be typed; nothing was typed');
       await this.screen.nextSettle(RETRY_SETTLE_MS);
     }
+  }
+
+  /** Types all of an answer's keys, unless the program wrote something since `outputAt`; whether they were typed. */
+  private async typeAnswer(
+    key: string,
+    action: ReplyAction,
+    current: ReturnType<typeof asShownNow>,
+    keys: string[],
+    outputAt: number,
+    once: string | undefined,
+  ): Promise<boolean> {
+    // Words that go in as the next message wait for the input box the choice brings back.
+    const turnEnds = keysEndingTheTurn(action, current, this.menuKeys);
+    this.detector?.answering();
+    let typed = false;
+    try {
+      const result = await this.pty.inject({
+        parts: keys.slice(0, turnEnds || keys.length),
+        gapMs: this.keyGapMs,
+        awaitRedraw: true,
+        ifOutputAt: outputAt,
+        ...(once !== undefined ? { once } : {}),
+      });
+      typed = result.typed;
+      if (typed && turnEnds) {
+        await this.untilInputBox(INPUT_BOX_MAX_MS);
+        await this.clock.sleep(this.keyGapMs);
+        await this.typeKeys(keys.slice(turnEnds));
+      }
+    } finally {
+      if (typed) this.detector?.answered(key, outputAt);
+      else this.detector?.notAnswering();
+    }
+    return typed;
+  }
+
+  /**
+   * Flips one box of a multi-select answer, unless the program wrote since `outputAt`. The detector stays in
+   * its answering state until the answer ends (the dialog redrawn with a tick is not a new prompt).
+   */
+  private async typeBoxFlip(flip: BoxFlip, outputAt: number): Promise<boolean> {
+    this.detector?.answering();
+    const parts = flip.keys;
+    const result = await this.pty.inject({
+      parts,
+      gapMs: this.keyGapMs,
+      awaitRedraw: true,
+      ifOutputAt: outputAt,
+    });
+    return result.typed;
   }
 
   private keysFor(
@@ -402,4 +476,19 @@ function asShownNow(
   const now = shown?.dialog ?? raised.dialog;
   const dialog = keys ? { ...now, keys } : undefined;
   return { kind, choices, safeDefault: raised.safeDefault, ...(dialog ? { dialog } : {}) };
+}
+
+/** A multi-select answer as it is typed: the boxes' keys so far, the last box, by when it must show flipped. */
+interface AnswerBoxes {
+  typed: string[];
+  last: BoxFlip | null;
+  shownBy: number;
+  flips: number;
+  /** The detector was told an answer is being typed (from the first box on). */
+  answering: boolean;
+}
+
+/** The dialog shows the box last flipped as it was meant to be. */
+function flipShown(flip: BoxFlip, current: ReturnType<typeof asShownNow>): boolean {
+  return (current.dialog?.ticked ?? []).includes(flip.box) === flip.ticks;
 }
