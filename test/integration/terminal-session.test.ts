@@ -85,6 +85,24 @@ describe('terminal session in a real PTY', () => {
     expect(await screenText(session)).toContain('^[[200~line1');
   });
 
+  it('submits a multi-line paste once the program has shown it, however long that takes', async () => {
+    // A busy TUI: the paste shows 1.5 s later, and an Enter read before then is a new line, not a submit.
+    const program = `
+      process.stdout.write('\\x1b[?2004h> ');
+      process.stdin.setRawMode(true);
+      let shown = false;
+      process.stdin.on('data', (data) => {
+        const text = data.toString();
+        if (text.includes('\\x1b[201~')) setTimeout(() => { shown = true; process.stdout.write('[pasted]'); }, 1500);
+        if (text.endsWith('\\r')) process.stdout.write(shown ? ' SUBMITTED' : ' NEWLINE');
+      });`;
+    const { session } = await start(`exec ${JSON.stringify(process.execPath)} -e ${shellQuote(program)}`);
+    await waitFor('bracketed paste mode', async () => (await session.snapshot()).bracketedPaste);
+    await session.sendText('read the notes\n/tmp/notes.txt', true);
+    await until(session, /SUBMITTED|NEWLINE/);
+    expect(await screenText(session)).toContain('> [pasted] SUBMITTED');
+  });
+
   it('writes large input completely (chunked)', async () => {
     const { session } = await start('stty raw -echo; head -c 100000 > big.txt; echo DONE; sleep 30');
     await waitFor('raw mode', async () => true);
@@ -240,3 +258,8 @@ describe('full-screen programs at rest', () => {
     await waitFor('a prompt', () => prompts(events).length > 0);
   });
 });
+
+/** `text` as one word for bash. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}

@@ -79,8 +79,11 @@ export interface TerminalPort {
   stop(): Promise<ExitInfo>;
 }
 
-/** How long an injection waits for a paste's echo to settle before its last part. */
-export const PASTE_SETTLE_MAX_MS = 1_000;
+/**
+ * How long an injection waits for a paste's echo to settle before its last part (the Enter): a busy machine
+ * takes seconds to redraw a TUI, and an Enter read with the paste is a new line in it, not a submit.
+ */
+export const PASTE_SETTLE_MAX_MS = 3_000;
 /** The longest wait for a program to redraw after one key of an answer before the next key is typed. */
 export const KEY_ECHO_MAX_MS = 400;
 /** After a key, quiet this long means the redraw is over (a dialog closing, the input box coming back)... */
@@ -182,11 +185,14 @@ export class LocalPty implements TerminalPort {
   private async typeParts(request: InjectRequest): Promise<void> {
     const last = request.parts.length - 1;
     let echo: Promise<void> = Promise.resolve();
+    let pasteSettled: Promise<void> = Promise.resolve();
     for (const [i, part] of request.parts.entries()) {
-      if (i > 0 && i === last && request.settleBeforeLast) await this.settle(PASTE_SETTLE_MAX_MS);
+      if (i > 0 && i === last && request.settleBeforeLast) await pasteSettled;
       if (i > 0 && request.awaitRedraw) await this.redrawn(echo, request.gapMs);
       else if (i > 0 && request.gapMs > 0) await this.clock.sleep(request.gapMs);
       if (request.awaitRedraw) echo = this.settle(KEY_ECHO_MAX_MS);
+      // Listening before the paste is written: an echo that settles at once is not missed.
+      if (i === last - 1 && request.settleBeforeLast) pasteSettled = this.settle(PASTE_SETTLE_MAX_MS);
       await this.pty.write(part);
     }
   }
