@@ -87,8 +87,10 @@ describe('answers to a session whose agent-bridge is gone', () => {
   it.skipIf(process.platform !== 'linux')('are refused when the owner is a zombie', async () => {
     world = new ScriptWorld();
     const prompt = await promptOfKilledRun();
-    // `sleep 0` ends at once, and the shell that started it execs into a sleep that never reaps it.
-    const parent = spawn('bash', ['-c', 'sleep 0 & echo $!; exec sleep 60']);
+    // The child ends once the shell that started it has exec'd into a sleep, which never reaps it (ending
+    // sooner, the shell itself could reap it first: no zombie on a busy machine).
+    const child = `while read -r c < /proc/$PPID/comm && [ "$c" != sleep ]; do :; done`;
+    const parent = spawn('bash', ['-c', `sh -c '${child}' & echo $!; exec sleep 60`]);
     spawned.push(parent);
     const zombie = await new Promise<number>((resolve) =>
       parent.stdout!.once('data', (d) => resolve(Number(String(d).trim()))),

@@ -185,15 +185,28 @@ export class LocalPty implements TerminalPort {
   private async typeParts(request: InjectRequest): Promise<void> {
     const last = request.parts.length - 1;
     let echo: Promise<void> = Promise.resolve();
-    let pasteSettled: Promise<void> = Promise.resolve();
+    let pasteShown: Promise<void> = Promise.resolve();
     for (const [i, part] of request.parts.entries()) {
-      if (i > 0 && i === last && request.settleBeforeLast) await pasteSettled;
+      if (i > 0 && i === last && request.settleBeforeLast) await pasteShown;
       if (i > 0 && request.awaitRedraw) await this.redrawn(echo, request.gapMs);
       else if (i > 0 && request.gapMs > 0) await this.clock.sleep(request.gapMs);
       if (request.awaitRedraw) echo = this.settle(KEY_ECHO_MAX_MS);
-      // Listening before the paste is written: an echo that settles at once is not missed.
-      if (i === last - 1 && request.settleBeforeLast) pasteSettled = this.settle(PASTE_SETTLE_MAX_MS);
+      const before = this.bytes;
       await this.pty.write(part);
+      if (i === last - 1 && request.settleBeforeLast)
+        pasteShown = this.settledAfter(before, PASTE_SETTLE_MAX_MS);
+    }
+  }
+
+  /**
+   * The screen settled with output written after `bytes` (the program's answer to what was typed, not a
+   * settle of what it wrote before), or `maxMs` passed.
+   */
+  private async settledAfter(bytes: number, maxMs: number): Promise<void> {
+    const deadline = this.clock.now() + maxMs;
+    for (let left = maxMs; left > 0; left = deadline - this.clock.now()) {
+      await this.settle(left);
+      if (this.bytes > bytes) return;
     }
   }
 
