@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AgentDriver } from '../drivers/driver.js';
 import type { AgentEvent, AgentUsage, ExitInfo, PromptKind } from '../core/events.js';
-import type { Clock } from '../core/clock.js';
 import type { ProcessRef } from '../core/process-ref.js';
 import { DEFAULT_PROMPT_TTL_MS } from '../core/prompt.js';
 import { OPEN_STATUSES } from '../core/prompt-state.js';
@@ -79,11 +78,6 @@ export class AgentSession {
   ) {
     this.id = id;
     this.gone = new Promise((resolve) => (this.leave = resolve));
-  }
-
-  /** The clock its timeouts run on. */
-  get clock(): Clock {
-    return this.options.clock;
   }
 
   static async start(options: AgentSessionOptions): Promise<AgentSession> {

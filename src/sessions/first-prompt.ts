@@ -103,8 +103,9 @@ export function firstPromptOf(session: AgentSession, store: Pick<Store, 'session
 const ECHO_WAIT_MS = 3_000;
 
 /**
- * The line shows on the agent's screen (wrapped lines included) at a settle within ECHO_WAIT_MS of the Enter:
- * not only the first one (a busy machine, or a TUI that redraws before it shows the line, settles earlier).
+ * The line shows on the agent's screen (wrapped lines included), at once or at a settle within ECHO_WAIT_MS of
+ * the Enter: not only the first one (a busy machine, or a TUI that redraws before it shows the line, settles
+ * earlier).
  */
 async function echoed(session: AgentSession, line: string): Promise<boolean> {
   const terminal = session.terminal;
@@ -112,12 +113,5 @@ async function echoed(session: AgentSession, line: string): Promise<boolean> {
   const squeeze = (text: string) => text.replace(/\s+/g, '');
   // The screen is read redacted: compare the line as it would show there.
   const wanted = squeeze(redactSecrets(line));
-  const { clock } = session;
-  const deadline = clock.now() + ECHO_WAIT_MS;
-  for (let left = ECHO_WAIT_MS; left > 0; left = deadline - clock.now()) {
-    await terminal.screen.nextSettle(left);
-    const screen = await terminal.snapshot();
-    if (squeeze(screen.text).includes(wanted)) return true;
-  }
-  return false;
+  return terminal.untilScreen((screen) => squeeze(screen.text).includes(wanted), ECHO_WAIT_MS);
 }

@@ -17,6 +17,10 @@ afterEach(async () => world.close());
 const BASH = ['bash', '--norc', '--noprofile', '-i'];
 const sessions = () => world.json<WebSession[]>('/api/sessions');
 const sessionOf = async (id: string) => (await sessions()).find((s) => s.id === id);
+/** The terminal shows `text`: in the screen it was sent on joining, or in output since. */
+const shows = (terminal: ReturnType<WebWorld['terminal']>, text: string) =>
+  terminal.json.some((f) => f.type === 'screen' && String(f.data).includes(text)) ||
+  terminal.output.includes(text);
 
 async function startBash(): Promise<WebSession> {
   return world.json<WebSession>('/api/sessions', {
@@ -74,12 +78,7 @@ describe('sessions in the web UI', () => {
     // Waiting once its password question is seen (a prompt is open); never busy or idle: it cannot be read.
     expect((await sessionOf(started.id))?.state).toMatch(/^(running|waiting)$/);
     const terminal = world.terminal(started.id);
-    await waitFor(
-      'the password question',
-      () =>
-        terminal.json.some((f) => f.type === 'screen' && String(f.data).includes('Password:')) ||
-        terminal.output.includes('Password:'),
-    );
+    await waitFor('the password question', () => shows(terminal, 'Password:'));
     terminal.send({ type: 'input', data: 'hunter22\r' });
     await waitFor('the shell', () => /[$#] $/.test(terminal.output));
     await waitFor('running again, the question answered', async () =>
@@ -102,12 +101,7 @@ describe('sessions in the web UI', () => {
       body: JSON.stringify({ agent: 'custom', cwd: world.dir, args: ['bash', '-c', script] }),
     });
     const terminal = world.terminal(started.id);
-    await waitFor(
-      'the program',
-      () =>
-        terminal.json.some((f) => f.type === 'screen' && String(f.data).includes('ready> ')) ||
-        terminal.output.includes('ready> '),
-    );
+    await waitFor('the program', () => shows(terminal, 'ready> '));
     terminal.send({ type: 'input', data: 'refactor the billing module\r' });
     await waitFor('the line shown', () => terminal.output.includes('refactor the billing module'));
     await waitFor('named by it', async () =>

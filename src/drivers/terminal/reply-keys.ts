@@ -38,9 +38,8 @@ export function replyKeys(
   };
   switch (action.type) {
     case 'choice': {
-      const box = prompt.choices.find((c) => c.number === action.number)?.checkbox;
-      if (box && dialog.keys.multiSelect && action.text === undefined)
-        return multiSelectKeys([action.number], prompt, dialog);
+      const ticks = boxesAsked(action, prompt, dialog);
+      if (ticks) return multiSelectKeys(ticks, prompt, dialog);
       return choiceKeys(action.number, action.text, prompt, dialog, words);
     }
     case 'choices':
@@ -164,16 +163,22 @@ export function nextBoxFlip(action: ReplyAction, prompt: KeyPrompt): BoxFlip | n
   const toggle = dialog?.keys.multiSelect?.toggle;
   if (!dialog || !toggle) return null;
   const boxed = (n: number) => prompt.choices.some((c) => c.number === n && c.checkbox);
-  const wanted =
-    action.type === 'choices'
-      ? action.numbers
-      : action.type === 'choice' && action.text === undefined && boxed(action.number)
-        ? [action.number]
-        : null;
+  const wanted = boxesAsked(action, prompt, dialog);
   if (!wanted?.length || !wanted.every(boxed)) return null;
   const box = boxFlips(wanted, prompt, dialog).flips[0];
   if (box === undefined) return null;
   return { box, ticks: wanted.includes(box), keys: flipKeys(box, dialog.highlighted ?? 1, toggle) };
+}
+
+/**
+ * The boxes an answer asks ticked: a list of choices, or one choice without words that is a box of a
+ * multi-select dialog; null for any other answer.
+ */
+function boxesAsked(action: ReplyAction, prompt: KeyPrompt, dialog: DialogState): number[] | null {
+  if (action.type === 'choices') return action.numbers;
+  if (action.type !== 'choice' || action.text !== undefined || !dialog.keys.multiSelect) return null;
+  const box = prompt.choices.find((c) => c.number === action.number)?.checkbox;
+  return box ? [action.number] : null;
 }
 
 /** The boxes whose tick must change for exactly `wanted` to be ticked; refused if `wanted` are not boxes. */

@@ -385,12 +385,17 @@ export class TerminalSession implements AgentDriver {
   /** The agent is back at its input box (its vocabulary says how that looks), or `maxMs` passed. */
   private async untilInputBox(maxMs: number): Promise<void> {
     const isIdle = this.vocabulary?.isIdle;
-    if (!isIdle) return;
+    if (isIdle) await this.untilScreen(isIdle, maxMs);
+  }
+
+  /** The caught-up screen shows what `check` looks for, now or at a settle within `maxMs`; whether it did. */
+  async untilScreen(check: (screen: ScreenSnapshot) => boolean, maxMs: number): Promise<boolean> {
     const deadline = this.clock.now() + maxMs;
     for (;;) {
       await this.screen.catchUp();
+      if (check(this.screen.snapshot())) return true;
       const left = deadline - this.clock.now();
-      if (isIdle(this.screen.snapshot()) || left <= 0) return;
+      if (left <= 0) return false;
       await this.screen.nextSettle(left);
     }
   }
