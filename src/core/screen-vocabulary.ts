@@ -22,6 +22,11 @@ export interface ScreenVocabulary {
   /** The agent sits at its input box waiting for a new message: not a question, never auto-answered. */
   isIdle?(screen: ScreenView): boolean;
   /**
+   * The agent sits idle with `message` still in its input box: the Enter sent after it was taken as a new
+   * line of a paste, or missed (a busy machine). The driver then types Enter once more.
+   */
+  holdsUnsent?(screen: ScreenView, message: string): boolean;
+  /**
    * How a menu found by the generic patterns takes a choice: `digit` at once, else digit then Enter. The
    * agent's own dialogs say how they take keys themselves (`DetectedPrompt.dialog`).
    */

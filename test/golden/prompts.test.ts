@@ -23,6 +23,8 @@ interface Expected {
   cursor?: { x: number; y: number };
   /** The keys each reply types, one entry per write (checked on the real CLIs by live.test.ts). */
   replies?: Record<string, string[]>;
+  /** A message the input box still holds, unsent (the vocabulary's `holdsUnsent`); unset: it holds none. */
+  unsent?: string;
 }
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
@@ -32,18 +34,18 @@ function cases(agent: string): string[] {
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 
+function viewOf(lines: string[], cursor?: { x: number; y: number }) {
+  const row = lastContentRow(lines);
+  return { lines, cursor: cursor ?? { x: (lines[row] ?? '').trimEnd().length, y: row }, title: '' };
+}
+
 /** Runs the real detector once on a settled screen and returns what it raised. */
 function detect(agent: keyof typeof agents, lines: string[], cursor?: { x: number; y: number }) {
   const signals: DetectorSignal[] = [];
   const detector = new PromptDetector({ vocabulary: agents[agent].screens, clock: new FakeClock() }, (s) =>
     signals.push(s),
   );
-  const row = lastContentRow(lines);
-  detector.onSettled({
-    lines,
-    cursor: cursor ?? { x: (lines[row] ?? '').trimEnd().length, y: row },
-    title: '',
-  });
+  detector.onSettled(viewOf(lines, cursor));
   detector.dispose();
   const prompt = signals.find((s) => s.type === 'prompt');
   const idle = signals.find((s) => s.type === 'idle');
@@ -103,6 +105,12 @@ describe('golden screens', () => {
           const id = agent as keyof typeof agents;
           const result = detect(id, lines, expected.cursor);
           expect(result.idle).toBe(expected.idle);
+          // "hello" is in the conversation above the box on several screens: only the box counts.
+          const holdsUnsent = agents[id].screens.holdsUnsent;
+          if (holdsUnsent)
+            expect(holdsUnsent(viewOf(lines), expected.unsent ?? 'hello'), 'holds an unsent message').toBe(
+              expected.unsent !== undefined,
+            );
           if (expected.prompt === null) {
             expect(result.prompt, JSON.stringify(result.prompt)).toBeNull();
             return;

@@ -6,6 +6,7 @@ import type { AgentEvent } from '../../src/core/events.js';
 import { readProcess } from '../../src/drivers/terminal/process-tree.js';
 import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/terminal/terminal-session.js';
 import { genericScreens } from '../../src/agents/generic-screens.js';
+import { claudeScreens } from '../../src/agents/claude/screens.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -101,6 +102,46 @@ describe('terminal session in a real PTY', () => {
     await session.sendText('read the notes\n/tmp/notes.txt', true);
     await until(session, /SUBMITTED|NEWLINE/);
     expect(await screenText(session)).toContain('> [pasted] SUBMITTED');
+  });
+
+  describe('a message left in an input box', () => {
+    // A Claude-like input box between two rules. It drops the first `dropped` Enters (a busy TUI that took
+    // them as new lines of the paste, or missed them), then submits: the box empties, the message goes above.
+    const boxProgram = (dropped: number) => `
+      const rule = '─'.repeat(60);
+      let typed = '', enters = 0, sent = [];
+      const draw = () => process.stdout.write('\\x1b[2J\\x1b[H' + sent.map((m) => 'SENT: ' + m + '\\r\\n').join('')
+        + rule + '\\r\\n❯ ' + typed.split('\\n').join('\\r\\n  ') + '\\r\\n' + rule + '\\r\\n  enters: ' + enters);
+      process.stdout.write('\\x1b[?2004h');
+      process.stdin.setRawMode(true);
+      draw();
+      process.stdin.on('data', (data) => {
+        const text = data.toString().replace(/\\x1b\\[20[01]~/g, '');
+        for (const ch of text) {
+          if (ch !== '\\r') { typed += ch; continue; }
+          enters++;
+          if (enters > ${dropped} && typed) { sent.push(typed.split('\\n').join(' / ')); typed = ''; }
+        }
+        draw();
+      });`;
+
+    /** Sends a two-line message to the box that drops `dropped` Enters; the screen once it was sent. */
+    async function sendToBox(dropped: number): Promise<string> {
+      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(boxProgram(dropped))}`;
+      const { session } = await start(program, { vocabulary: claudeScreens });
+      await until(session, 'enters: 0');
+      await session.sendText('read the notes\n/tmp/notes.txt', true);
+      await until(session, 'SENT: read the notes / /tmp/notes.txt');
+      return screenText(session);
+    }
+
+    it('is sent with Enter once more when the program dropped the first', async () => {
+      expect(await sendToBox(1)).toContain('enters: 2');
+    });
+
+    it('gets no second Enter when the first one was taken', async () => {
+      expect(await sendToBox(0)).toContain('enters: 1');
+    });
   });
 
   it('writes large input completely (chunked)', async () => {

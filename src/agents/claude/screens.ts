@@ -5,6 +5,7 @@ import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patt
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
+import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
 
 /** Claude Code's prompts as its TUI draws them (agent-facts 02–08, test/golden/prompts/claude, Claude Code 2.1). */
 
@@ -137,10 +138,19 @@ function isIdle(screen: ScreenView): boolean {
   return !menu || menu.firstRow < start + box;
 }
 
+/** The input box: ❯ and the message, down to the rule under it, with a few rows of footer. */
+const INPUT_BOX: InputBoxShape = {
+  marker: /^❯(?:\s|$)/,
+  closes: isRule,
+  footerRows: 4,
+  collapsedPaste: /^\[Pasted text #\d+/,
+};
+
 export const claudeScreens: ScreenVocabulary = {
   detect: (screen) =>
     permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen),
   isIdle,
+  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
   menuKeys: 'digit',
   interruptKeys: ['\x1b'],
 };

@@ -5,6 +5,7 @@ import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patt
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, lastContentRow, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
+import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
 
 /** Codex's dialogs (agent-facts 22, test/golden/prompts/codex): a question line, then a › menu. */
 const APPROVAL =
@@ -76,6 +77,13 @@ function plan(screen: ScreenView): DetectedPrompt | null {
   return keyed(prompt, KEYS.plan, screen.lines);
 }
 
+/** The composer: › and the message, down to a blank row, then its footer (a long message scrolls in it). */
+const INPUT_BOX: InputBoxShape = {
+  marker: /^›\s/,
+  closes: (line) => line.trim() === '',
+  footerRows: 3,
+};
+
 export const codexScreens: ScreenVocabulary = {
   detect: (screen) => approval(screen) ?? trust(screen) ?? question(screen) ?? plan(screen),
   isIdle: (screen) => {
@@ -85,6 +93,7 @@ export const codexScreens: ScreenVocabulary = {
     const above = screen.lines.slice(Math.max(0, bottom - 9), bottom + 1).join('\n');
     return /\? for shortcuts/.test(tail) && /^›\s/m.test(tail) && !/esc to interrupt/.test(above);
   },
+  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
   menuKeys: 'digit',
   // Esc stops a turn ("esc to interrupt"); a SIGINT ends Codex itself.
   interruptKeys: ['\x1b'],

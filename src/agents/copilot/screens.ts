@@ -6,6 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
+import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
 
 /** Copilot CLI's dialogs (agent-facts 40–41, test/golden/prompts/copilot): a ❯ menu in a box, or a form. */
 const CONFIRM = /Do you want to (?:run this command|edit|create|allow|use|proceed).*\?/;
@@ -143,9 +144,18 @@ function isIdle(screen: ScreenView): boolean {
   return !findMenu(screen.lines, 6) && findRowAbove(screen.lines, FORM_HINT) < 0;
 }
 
+/** The input box: ❯ and the message, down to the rule under it, then its footer. */
+const INPUT_BOX: InputBoxShape = {
+  marker: /^❯(?:\s|$)/,
+  closes: isRule,
+  footerRows: 3,
+  collapsedPaste: /^\[Paste #\d+/,
+};
+
 export const copilotScreens: ScreenVocabulary = {
   detect: (screen) => permission(screen) ?? trust(screen) ?? plan(screen) ?? form(screen),
   isIdle,
+  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
   menuKeys: 'digit',
   // Esc twice stops the turn ("esc esc interrupt"); a SIGINT ends Copilot CLI itself.
   interruptKeys: ['\x1b', '\x1b'],

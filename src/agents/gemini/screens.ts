@@ -6,6 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isFrame, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
+import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
 
 /** Gemini CLI's dialogs (agent-facts 32, test/golden/prompts/gemini): a ● menu in a box. */
 const CONFIRM =
@@ -96,6 +97,14 @@ function plan(screen: ScreenView): DetectedPrompt | null {
   return keyed(prompt, KEYS.plan, screen.lines);
 }
 
+/** The input box: > and the message, framed by ▄ and ▀ rows, then its footer; a long paste shows collapsed. */
+const INPUT_BOX: InputBoxShape = {
+  marker: /^\s?>\s/,
+  closes: (line) => /^▀+$/.test(line.trim()),
+  footerRows: 3,
+  collapsedPaste: /^\[Pasted Text: \d+/,
+};
+
 export const geminiScreens: ScreenVocabulary = {
   detect: (screen) => confirm(screen) ?? trust(screen) ?? plan(screen) ?? question(screen),
   isIdle: (screen) => {
@@ -106,6 +115,7 @@ export const geminiScreens: ScreenVocabulary = {
       tail.slice(-6).some((l) => /Type your message/.test(l)) && !tail.some((l) => /\(esc to cancel/.test(l))
     );
   },
+  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
   menuKeys: 'digit',
   // Esc cancels a running request; a SIGINT ends the Gemini CLI itself.
   interruptKeys: ['\x1b'],

@@ -28,6 +28,8 @@ const ANSWER_ATTEMPTS = 20;
 /** The wait for the screen to settle again between two tries. */
 const RETRY_SETTLE_MS = 250;
 
+/** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
+const SUBMIT_SEEN_MS = 2_000;
 /** How long a box of a multi-select answer may take to show flipped (a busy machine's redraw) before the answer stops. */
 const BOX_SHOWN_MAX_MS = 5_000;
 /** A box of a multi-select answer was typed, and the dialog never showed it flipped. */
@@ -208,6 +210,19 @@ export class TerminalSession implements AgentDriver {
       gapMs: this.keyGapMs,
       settleBeforeLast: Boolean(body && enter && text.includes('\n')),
     });
+    if (body && enter) await this.confirmSubmitted(text, enter);
+  }
+
+  /**
+   * A TUI on a busy machine may take a message's Enter as a new line of its paste, or miss it: the message
+   * then sits in its input box, unsent. Enter is typed once more if the screen still shows it there once
+   * the program has had SUBMIT_SEEN_MS to take the first (an Enter on an empty box does nothing).
+   */
+  private async confirmSubmitted(text: string, enter: string): Promise<void> {
+    const holdsUnsent = this.vocabulary?.holdsUnsent;
+    if (!holdsUnsent) return;
+    const taken = await this.untilScreen((screen) => !holdsUnsent(screen, text), SUBMIT_SEEN_MS);
+    if (!taken && !this.stopped) await this.pty.inject({ parts: [enter], gapMs: 0 });
   }
 
   /**
