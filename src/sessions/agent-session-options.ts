@@ -97,3 +97,27 @@ export const BACKGROUND_SESSION = {
 
 /** Serve's own sessions: in session hosts, so a restart of serve loses none; the web may see and type. */
 export const SERVE_HOSTED: HostedOptions = { client: 'serve', webInput: true, webView: true };
+
+/** The options a taken-over session runs with: its record's, nothing launched (its host has the agent). */
+export function takeOverSessionOptions(options: TakeOverOptions): AgentSessionOptions {
+  const { record, spec } = options;
+  return {
+    spec,
+    command: '',
+    args: [],
+    cwd: record.cwd,
+    env: {},
+    cols: options.view.cols,
+    rows: options.view.rows,
+    autoTrust: options.autoTrust,
+    record: false,
+    store: options.store,
+    clock: options.clock,
+    approveFrom: record.approveFrom,
+    label: record.label,
+    ...(options.hooks ? { hooks: true as const } : {}),
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+    ...(options.observers ? { observers: options.observers } : {}),
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  };
+}

@@ -9,16 +9,22 @@ import { newSealingKeys, openSealed } from '../core/sealed-box.js';
 import { ownProcessRef } from '../drivers/terminal/process-tree.js';
 import { ProgressNotes } from '../drivers/hooks/claude-transcript.js';
 import { TerminalSession, type TerminalReadingOptions } from '../drivers/terminal/terminal-session.js';
-import { AsciicastWriter, type AsciicastHeader } from '../store/asciicast-writer.js';
-import { recordingsDir } from '../store/paths.js';
+import { AsciicastWriter } from '../store/asciicast-writer.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { firstPromptOf } from './first-prompt.js';
+import { hostedLaunch } from './hosted-launch.js';
+import { recordingPlan, recordSessionEnd, type EndStatus } from './session-record-files.js';
 import type { HostConnection } from './host/host-connection.js';
 import { hostPaths } from './host/host-files.js';
 import { startHosted, over, type HostedTerminal } from './host/hosted-terminal.js';
 import type { HostView, RemotePort } from './host/remote-port.js';
-import type { AgentSessionOptions, HostedOptions, TakeOverOptions } from './agent-session-options.js';
+import {
+  takeOverSessionOptions,
+  type AgentSessionOptions,
+  type HostedOptions,
+  type TakeOverOptions,
+} from './agent-session-options.js';
 import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
 import { hookSettings, receiveHooks, relayHooks, type HookContext } from './session-hooks.js';
 import { SharedStoreChanges } from './store-watcher.js';
@@ -94,29 +100,8 @@ export class AgentSession {
    * its controller.
    */
   static async takeOver(options: TakeOverOptions): Promise<AgentSession> {
-    const { record, spec } = options;
-    const session = new AgentSession(
-      {
-        spec,
-        command: '',
-        args: [],
-        cwd: record.cwd,
-        env: {},
-        cols: options.view.cols,
-        rows: options.view.rows,
-        autoTrust: options.autoTrust,
-        record: false,
-        store: options.store,
-        clock: options.clock,
-        approveFrom: record.approveFrom,
-        label: record.label,
-        ...(options.hooks ? { hooks: true as const } : {}),
-        ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
-        ...(options.observers ? { observers: options.observers } : {}),
-        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-      },
-      record.id,
-    );
+    const { record } = options;
+    const session = new AgentSession(takeOverSessionOptions(options), record.id);
     session.recording = record.recording;
     await session.resume(options.connection, options.view, record);
     void session.exited.then(() => session.leave('exited'));
@@ -247,47 +232,17 @@ export class AgentSession {
     hosted: HostedOptions,
     permissionTimeoutSeconds: number,
   ): Promise<TerminalSession> {
-    const { spec, store, clock } = this.options;
+    const { spec, store } = this.options;
     const hookToken = spec.hooks && this.options.hooks ? randomBytes(32).toString('hex') : null;
     const settings = hookToken ? hookSettings(store, this.id, permissionTimeoutSeconds) : null;
     if (settings) this.cleanup.push(settings.remove);
-    const recording = this.options.record ? this.recordingPlan() : null;
+    const recording = this.options.record ? recordingPlan(this.options, this.id) : null;
     this.recording = recording?.file ?? null;
-    const started: HostedTerminal = await startHosted({
-      dataDir: store.dir,
-      session: {
-        id: this.id,
-        agent: spec.id,
-        label: this.label(),
-        cwd: this.options.cwd,
-        command: this.options.command,
-        recording: this.recording,
-        webInput: hosted.webInput,
-        webView: hosted.webView,
-        hooks: hookToken !== null,
-        startedAt: clock.now(),
-      },
-      args: [...(settings && spec.hooks ? spec.hooks.args(settings.file) : []), ...this.options.args],
-      env: {
-        ...this.options.env,
-        ...(hookToken
-          ? {
-              AGENT_BRIDGE_HOOK_SOCKET: hostPaths(store.dir, this.id).socket,
-              AGENT_BRIDGE_HOOK_TOKEN: hookToken,
-            }
-          : {}),
-      },
-      cols: this.options.cols,
-      rows: this.options.rows,
-      recording: recording?.header ?? null,
-      lines: hosted.lines ?? false,
-      hookToken,
-      endWithController: hosted.endWithController ?? false,
-      terminal: hosted.terminal ?? false,
-      client: hosted.client,
-      reading: this.reading(),
-      clock,
-    }).catch((error: unknown) => {
+    const session = { id: this.id, label: this.label(), hosted, reading: this.reading() };
+    const hooks = hookToken && settings ? { token: hookToken, settingsFile: settings.file } : null;
+    const started: HostedTerminal = await startHosted(
+      hostedLaunch(this.options, session, hooks, recording),
+    ).catch((error: unknown) => {
       settings?.remove();
       throw error;
     });
@@ -566,49 +521,12 @@ export class AgentSession {
     return this.options.label ?? (path.basename(this.options.cwd) || this.options.cwd);
   }
 
-  /** Where the session is recorded, and the recording's header (whoever writes it: this process, or the host). */
-  private recordingPlan(): { file: string; header: AsciicastHeader } {
-    const { spec, cols, rows, clock } = this.options;
-    const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
-    return {
-      file: path.join(recordingsDir(), `${stamp}-${spec.id}-${this.id.slice(0, 8)}.cast`),
-      header: {
-        width: cols,
-        height: rows,
-        timestamp: Math.floor(clock.now() / 1000),
-        title: `agent-bridge run ${spec.id}`,
-        command: [this.options.command, ...this.options.args].join(' '),
-        env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
-      },
-    };
-  }
-
   private startRecording(): string {
-    const { file, header } = this.recordingPlan();
+    const { file, header } = recordingPlan(this.options, this.id);
     this.recorder = new AsciicastWriter(file, header, this.options.clock, (error) =>
       this.storageFailed('recording the terminal (the recording stops here)', error, { file }),
     );
     return file;
-  }
-
-  private recordEnd(exit: ExitInfo, status: 'completed' | 'crashed' | 'terminated'): void {
-    const { store } = this.options;
-    store.sessions.end(this.id, status, exit.exitCode);
-    store.audit.record('SESSION_END', {
-      session_id: this.id,
-      exit_code: exit.exitCode,
-      signal: exit.signal,
-      status,
-    });
-    if (this.options.approveFrom?.length) {
-      const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
-      const name = this.options.spec.displayName;
-      store.channels.addMessage(
-        this.id,
-        'notice',
-        `⏹ ${name} session ${this.id.slice(0, 8)} ended (${status}, ${how})`,
-      );
-    }
   }
 
   resize(cols: number, rows: number): void {
@@ -627,7 +545,7 @@ export class AgentSession {
   }
 
   /** How the session ended: stopped on request (here, or through its host), or on its own (a clean exit, or not). */
-  endStatus(exit: ExitInfo): 'completed' | 'crashed' | 'terminated' {
+  endStatus(exit: ExitInfo): EndStatus {
     if (this.stopRequested || this.host?.report?.stopped) return 'terminated';
     return exit.exitCode === 0 ? 'completed' : 'crashed';
   }
@@ -638,7 +556,7 @@ export class AgentSession {
    */
   finish(
     exit: ExitInfo,
-    status: 'completed' | 'crashed' | 'terminated',
+    status: EndStatus,
     options: { keepPrompts?: boolean; reason?: string } = {},
   ): Promise<void> {
     this.finishing ??= this.finishOnce(exit, status, options);
@@ -647,7 +565,7 @@ export class AgentSession {
 
   private async finishOnce(
     exit: ExitInfo,
-    status: 'completed' | 'crashed' | 'terminated',
+    status: EndStatus,
     options: { keepPrompts?: boolean; reason?: string },
   ): Promise<void> {
     this.unwatch?.();
@@ -658,7 +576,8 @@ export class AgentSession {
     await this.recorder?.close();
     for (const clean of this.cleanup.splice(0)) clean();
     try {
-      this.recordEnd(exit, status);
+      const announceAs = this.options.approveFrom?.length ? this.options.spec.displayName : null;
+      recordSessionEnd(this.options.store, this.id, exit, status, announceAs);
     } catch (error) {
       this.storageFailed('recording the end of the session', error);
     }

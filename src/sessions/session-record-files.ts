@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { ExitInfo } from '../core/events.js';
+import type { AsciicastHeader } from '../store/asciicast-writer.js';
+import { recordingsDir } from '../store/paths.js';
+import type { SessionStatus } from '../store/session-store.js';
+import type { Store } from '../store/store.js';
+import type { AgentSessionOptions } from './agent-session-options.js';
+
+/** What a session leaves behind: where its recording goes, and how its end is kept in the store. */
+
+export type EndStatus = Exclude<SessionStatus, 'active'>;
+
+/** Where the session is recorded, and the recording's header (whoever writes it: its controller, or its host). */
+export function recordingPlan(
+  options: Pick<AgentSessionOptions, 'spec' | 'cols' | 'rows' | 'clock' | 'command' | 'args'>,
+  sessionId: string,
+): { file: string; header: AsciicastHeader } {
+  const { spec, cols, rows, clock } = options;
+  const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
+  return {
+    file: path.join(recordingsDir(), `${stamp}-${spec.id}-${sessionId.slice(0, 8)}.cast`),
+    header: {
+      width: cols,
+      height: rows,
+      timestamp: Math.floor(clock.now() / 1000),
+      title: `agent-bridge run ${spec.id}`,
+      command: [options.command, ...options.args].join(' '),
+      env: { TERM: 'xterm-256color', SHELL: process.env.SHELL ?? '' },
+    },
+  };
+}
+
+/** The session's end in its row and the audit log, and said in its chats (`announceAs`: the agent's name). */
+export function recordSessionEnd(
+  store: Store,
+  sessionId: string,
+  exit: ExitInfo,
+  status: EndStatus,
+  announceAs: string | null,
+): void {
+  store.sessions.end(sessionId, status, exit.exitCode);
+  store.audit.record('SESSION_END', {
+    session_id: sessionId,
+    exit_code: exit.exitCode,
+    signal: exit.signal,
+    status,
+  });
+  if (announceAs === null) return;
+  const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
+  store.channels.addMessage(
+    sessionId,
+    'notice',
+    `⏹ ${announceAs} session ${sessionId.slice(0, 8)} ended (${status}, ${how})`,
+  );
+}
