@@ -5,7 +5,7 @@ import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patt
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
-import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Claude Code's prompts as its TUI draws them (agent-facts 02–08, test/golden/prompts/claude, Claude Code 2.1). */
 
@@ -141,16 +141,21 @@ function isIdle(screen: ScreenView): boolean {
 /** The input box: ❯ and the message, down to the rule under it, with a few rows of footer. */
 const INPUT_BOX: InputBoxShape = {
   marker: /^❯(?:\s|$)/,
+  opens: isRule,
   closes: isRule,
   footerRows: 4,
   collapsedPaste: /^\[Pasted text #\d+/,
 };
 
+/** The agent's own dialogs, most specific first. */
+function detect(screen: ScreenView): DetectedPrompt | null {
+  return permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen);
+}
+
 export const claudeScreens: ScreenVocabulary = {
-  detect: (screen) =>
-    permission(screen) ?? plan(screen) ?? apiKey(screen) ?? trust(screen) ?? question(screen),
+  detect,
   isIdle,
-  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
+  holdsUnsent: unsentChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   interruptKeys: ['\x1b'],
 };

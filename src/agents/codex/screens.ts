@@ -3,9 +3,9 @@ import type { PromptChoice } from '../../core/events.js';
 import type { DetectedPrompt } from '../../core/prompt.js';
 import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patterns.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
-import { findMenu, findRowAbove, lastContentRow, type Menu } from '../../core/screen-text.js';
+import { findMenu, findRowAbove, lastContentRow, type Menu, isBlank } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
-import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Codex's dialogs (agent-facts 22, test/golden/prompts/codex): a question line, then a › menu. */
 const APPROVAL =
@@ -80,12 +80,20 @@ function plan(screen: ScreenView): DetectedPrompt | null {
 /** The composer: › and the message, down to a blank row, then its footer (a long message scrolls in it). */
 const INPUT_BOX: InputBoxShape = {
   marker: /^›\s/,
-  closes: (line) => line.trim() === '',
+  opens: isBlank,
+  closes: isBlank,
+  mayRunToBottom: true,
   footerRows: 3,
+  placeholder: /^(?:Ask Codex to do anything|Ask a follow-up question)$/,
 };
 
+/** The agent's own dialogs, most specific first. */
+function detect(screen: ScreenView): DetectedPrompt | null {
+  return approval(screen) ?? trust(screen) ?? question(screen) ?? plan(screen);
+}
+
 export const codexScreens: ScreenVocabulary = {
-  detect: (screen) => approval(screen) ?? trust(screen) ?? question(screen) ?? plan(screen),
+  detect,
   isIdle: (screen) => {
     const bottom = lastContentRow(screen.lines);
     const tail = screen.lines.slice(Math.max(0, bottom - 4), bottom + 1).join('\n');
@@ -93,7 +101,7 @@ export const codexScreens: ScreenVocabulary = {
     const above = screen.lines.slice(Math.max(0, bottom - 9), bottom + 1).join('\n');
     return /\? for shortcuts/.test(tail) && /^›\s/m.test(tail) && !/esc to interrupt/.test(above);
   },
-  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
+  holdsUnsent: unsentChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc stops a turn ("esc to interrupt"); a SIGINT ends Codex itself.
   interruptKeys: ['\x1b'],

@@ -6,7 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
-import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Copilot CLI's dialogs (agent-facts 40–41, test/golden/prompts/copilot): a ❯ menu in a box, or a form. */
 const CONFIRM = /Do you want to (?:run this command|edit|create|allow|use|proceed).*\?/;
@@ -147,15 +147,21 @@ function isIdle(screen: ScreenView): boolean {
 /** The input box: ❯ and the message, down to the rule under it, then its footer. */
 const INPUT_BOX: InputBoxShape = {
   marker: /^❯(?:\s|$)/,
+  opens: isRule,
   closes: isRule,
   footerRows: 3,
   collapsedPaste: /^\[Paste #\d+/,
 };
 
+/** The agent's own dialogs, most specific first. */
+function detect(screen: ScreenView): DetectedPrompt | null {
+  return permission(screen) ?? trust(screen) ?? plan(screen) ?? form(screen);
+}
+
 export const copilotScreens: ScreenVocabulary = {
-  detect: (screen) => permission(screen) ?? trust(screen) ?? plan(screen) ?? form(screen),
+  detect,
   isIdle,
-  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
+  holdsUnsent: unsentChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc twice stops the turn ("esc esc interrupt"); a SIGINT ends Copilot CLI itself.
   interruptKeys: ['\x1b', '\x1b'],

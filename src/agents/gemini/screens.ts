@@ -6,7 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isFrame, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
-import { holdsUnsentIn, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Gemini CLI's dialogs (agent-facts 32, test/golden/prompts/gemini): a ● menu in a box. */
 const CONFIRM =
@@ -100,13 +100,20 @@ function plan(screen: ScreenView): DetectedPrompt | null {
 /** The input box: > and the message, framed by ▄ and ▀ rows, then its footer; a long paste shows collapsed. */
 const INPUT_BOX: InputBoxShape = {
   marker: /^\s?>\s/,
+  opens: (line) => /^▄+$/.test(line.trim()),
   closes: (line) => /^▀+$/.test(line.trim()),
   footerRows: 3,
+  placeholder: /^Type your message or @path\/to\/file$/,
   collapsedPaste: /^\[Pasted Text: \d+/,
 };
 
+/** The agent's own dialogs, most specific first. */
+function detect(screen: ScreenView): DetectedPrompt | null {
+  return confirm(screen) ?? trust(screen) ?? plan(screen) ?? question(screen);
+}
+
 export const geminiScreens: ScreenVocabulary = {
-  detect: (screen) => confirm(screen) ?? trust(screen) ?? plan(screen) ?? question(screen),
+  detect,
   isIdle: (screen) => {
     const bottom = lastContentRow(screen.lines);
     const tail = screen.lines.slice(Math.max(0, bottom - 9), bottom + 1);
@@ -115,7 +122,7 @@ export const geminiScreens: ScreenVocabulary = {
       tail.slice(-6).some((l) => /Type your message/.test(l)) && !tail.some((l) => /\(esc to cancel/.test(l))
     );
   },
-  holdsUnsent: (screen, message) => holdsUnsentIn(INPUT_BOX, screen, message),
+  holdsUnsent: unsentChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc cancels a running request; a SIGINT ends the Gemini CLI itself.
   interruptKeys: ['\x1b'],

@@ -216,13 +216,19 @@ export class TerminalSession implements AgentDriver {
   /**
    * A TUI on a busy machine may take a message's Enter as a new line of its paste, or miss it: the message
    * then sits in its input box, unsent. Enter is typed once more if the screen still shows it there once
-   * the program has had SUBMIT_SEEN_MS to take the first (an Enter on an empty box does nothing).
+   * the program has had SUBMIT_SEEN_MS to take the first (an Enter on an empty box does nothing), never while
+   * a dialog of the agent's is shown (the vocabulary's holdsUnsent says no then).
    */
   private async confirmSubmitted(text: string, enter: string): Promise<void> {
     const holdsUnsent = this.vocabulary?.holdsUnsent;
     if (!holdsUnsent) return;
     const taken = await this.untilScreen((screen) => !holdsUnsent(screen, text), SUBMIT_SEEN_MS);
-    if (!taken && !this.stopped) await this.pty.inject({ parts: [enter], gapMs: 0 });
+    if (taken || this.stopped) return;
+    // Typed only onto the screen judged: had the program written since, it may have taken the first Enter.
+    await this.screen.catchUp();
+    const screen = this.screen.snapshot();
+    if (holdsUnsent(screen, text))
+      await this.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
   }
 
   /**
