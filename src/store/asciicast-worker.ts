@@ -62,8 +62,24 @@ function addOutput(recording: Recording, seconds: number, body: Uint8Array[]): v
 }
 
 function writeLines(recording: Recording): void {
-  if (recording.lines.length) writevSync(recording.fd, recording.lines);
+  if (recording.lines.length) writeAll(recording.fd, recording.lines);
   recording.lines = [];
+}
+
+/**
+ * All of `pieces`, however many calls it takes: a write may take only part (a disk that fills up midway
+ * writes what fits and says so only when asked for the rest, with ENOSPC).
+ */
+function writeAll(fd: number, pieces: Uint8Array[]): void {
+  let left = pieces.filter((piece) => piece.byteLength > 0);
+  while (left.length > 0) {
+    let written = writevSync(fd, left);
+    if (written === 0) throw new Error('the disk took no byte of a write');
+    let first = 0;
+    while (first < left.length && written >= left[first]!.byteLength) written -= left[first++]!.byteLength;
+    left = left.slice(first);
+    if (written > 0) left[0] = left[0]!.subarray(written);
+  }
 }
 
 function handle(record: RingRecord): void {

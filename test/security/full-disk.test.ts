@@ -10,7 +10,9 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AsciicastWriter } from '../../src/store/asciicast-writer.js';
 import { auditEntries, cli } from '../support/cli-under-pty.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { ScriptWorld } from '../support/script-session.js';
 import { TinyDisk } from '../support/tiny-disk.js';
 import { waitFor } from '../support/wait.js';
@@ -89,6 +91,25 @@ describe.skipIf(cannotMount !== null)('a full disk', () => {
     run.process.write('y\r');
     await run.waitForText('got=y');
     expect(run.exit).toBeNull();
+  });
+});
+
+describe.skipIf(cannotMount !== null)('a recording on a disk that fills up midway through a write', () => {
+  it('is said stopped at once, not only when it closes (the part that fitted is no silent success)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ab-rec-disk-'));
+    mounted(dir, '256k');
+    const stopped: Error[] = [];
+    const writer = new AsciicastWriter(
+      path.join(dir, 'session.cast'),
+      { width: 80, height: 24, timestamp: 0 },
+      new FakeClock(),
+      (error) => stopped.push(error),
+    );
+    // One event bigger than the disk: the recordings' thread writes it in one call, which takes what fits.
+    writer.output(Buffer.alloc(600_000, 'x'));
+    await waitFor('the recording said stopped', () => stopped[0]);
+    expect(stopped[0]!.message).toMatch(/no space|ENOSPC/i);
+    await writer.close();
   });
 });
 
