@@ -72,6 +72,41 @@ describe('an answer whose prompt left the screen', () => {
   });
 });
 
+describe('an answer that reads the screen while the dialog is being redrawn', () => {
+  it('waits for the screen to settle, sees the dialog, and types into it', async () => {
+    // On "r" the program clears its screen and draws the question again 150 ms later (a busy machine's
+    // frame in parts): an answer that looks in between must not take the dialog for gone.
+    const program = `
+      process.stdin.setRawMode(true);
+      const ask = () => process.stdout.write('\\x1b[H\\x1b[2JContinue? (y/n) ');
+      ask();
+      process.stdin.on('data', (data) => {
+        const key = data.toString();
+        if (key === 'r') { process.stdout.write('\\x1b[H\\x1b[2J'); setTimeout(ask, 150); }
+        else process.stdout.write('\\r\\nanswer=' + key + '\\r\\n');
+      });`;
+    session = await TerminalSession.start({
+      command: process.execPath,
+      args: ['-e', program],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
+      cols: 80,
+      rows: 24,
+      clock: systemClock,
+      vocabulary: genericScreens,
+    });
+    let prompt: DetectedPrompt | null = null;
+    session.on((event) => {
+      if (event.type === 'prompt') prompt ??= event.prompt;
+    });
+    await waitFor('the prompt', () => prompt);
+    await session.sendKeys('r');
+    await waitFor('the screen cleared', async () => !(await session!.snapshot()).text.includes('Continue?'));
+    expect(await session.answer(prompt!, { type: 'yes' })).toBe('y\r');
+    await waitFor('the answer', async () => (await session!.snapshot()).text.includes('answer=y'));
+  });
+});
+
 describe('the same question asked again after an answer', () => {
   it('is a new prompt each time, even when the screen looks exactly the same', async () => {
     world = new ScriptWorld();

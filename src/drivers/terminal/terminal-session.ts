@@ -27,6 +27,8 @@ const INPUT_BOX_MAX_MS = 3_000;
 const ANSWER_ATTEMPTS = 20;
 /** The wait for the screen to settle again between two tries. */
 const RETRY_SETTLE_MS = 250;
+/** Settles an answer waits for a prompt it does not see on screen before it says the prompt went. */
+const NOT_SHOWN_SETTLES = 2;
 
 /** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
 const SUBMIT_SEEN_MS = 2_000;
@@ -234,7 +236,8 @@ export class TerminalSession implements AgentDriver {
   /**
    * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
    * ignore the echo. Only while the screen still shows that prompt: one that went away (answered at the
-   * terminal, the program moved on) is never typed into. The screen is read here and the keys go out only if
+   * terminal, the program moved on) is never typed into; a screen without it is looked at again once it
+   * settles (a frame read half drawn), at most NOT_SHOWN_SETTLES times. The screen is read here and the keys go out only if
    * the program wrote nothing since (the PTY may be in another process: a session host). `once` (the prompt's
    * id) types it at most once, even when asked again after a crash. Ticks go a box at a time, each once the
    * screen shows the one before (nextBoxFlip). Returns the keys typed (empty for `cancel`).
@@ -264,6 +267,7 @@ export class TerminalSession implements AgentDriver {
     once: string | undefined,
     boxes: AnswerBoxes,
   ): Promise<string> {
+    let unseen = 0;
     for (let attempt = 1; ; attempt++) {
       await this.screen.catchUp();
       // The screen shows exactly `outputAt` bytes: the keys go out only if nothing was written since.
@@ -287,7 +291,12 @@ export class TerminalSession implements AgentDriver {
         await this.screen.nextSettle(RETRY_SETTLE_MS);
         continue;
       }
-      if (this.detector && !shown) throw new PromptNotShown();
+      if (this.detector && !shown) {
+        // Read mid-redraw (a busy machine draws a frame in parts)? The screen once it settles says.
+        if (unseen++ >= NOT_SHOWN_SETTLES) throw new PromptNotShown();
+        await this.screen.nextSettle(RETRY_SETTLE_MS);
+        continue;
+      }
       if (keys === null) throw new Error('this prompt has no safe default to apply');
       const flip = this.detector ? nextBoxFlip(action, current) : null;
       boxes.answering ||= flip !== null;
