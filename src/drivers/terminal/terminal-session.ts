@@ -237,10 +237,11 @@ export class TerminalSession implements AgentDriver {
    * Types the answer to a prompt this session raised, with the user's keys held back, then lets the detector
    * ignore the echo. Only while the screen still shows that prompt: one that went away (answered at the
    * terminal, the program moved on) is never typed into; a screen without it is looked at again once it
-   * settles (a frame read half drawn), at most NOT_SHOWN_SETTLES times. The screen is read here and the keys go out only if
-   * the program wrote nothing since (the PTY may be in another process: a session host). `once` (the prompt's
-   * id) types it at most once, even when asked again after a crash. Ticks go a box at a time, each once the
-   * screen shows the one before (nextBoxFlip). Returns the keys typed (empty for `cancel`).
+   * settles (a frame read half drawn), at most NOT_SHOWN_SETTLES times. The screen is read here and the keys
+   * go out only if the program wrote nothing since (the PTY may be in another process: a session host).
+   * `once` (the prompt's id) types it at most once, even when asked again after a crash. Ticks go a box at a
+   * time, each once the screen shows the one before (nextBoxFlip). Returns the keys typed (empty for
+   * `cancel`).
    */
   async answer(
     prompt: Pick<DetectedPrompt, 'key'> & RaisedPrompt,
