@@ -150,7 +150,9 @@ export class ScreenModel implements TerminalScreen {
 
   private ownTerminal(): { terminal: XTerm; writes: WritesAtOnce | null } {
     if (this.made) return this.made;
-    const terminal = new (xterm().Terminal)({ ...this.size, allowProposedApi: true });
+    // logLevel off: a burst's skipped bytes can cut an escape sequence, which xterm.js would warn of on the
+    // console of whatever process hosts the model (it heals at the next redraw: nothing to tell anyone).
+    const terminal = new (xterm().Terminal)({ ...this.size, allowProposedApi: true, logLevel: 'off' });
     terminal.onTitleChange((title) => {
       this.title = title;
     });
