@@ -107,7 +107,7 @@ describe('terminal session in a real PTY', () => {
   describe('a message left in an input box', () => {
     // A Claude-like input box between two rules. It drops the first `dropped` Enters (a busy TUI that took
     // them as new lines of the paste, or missed them), then submits: the box empties, the message goes above.
-    const boxProgram = (dropped: number) => `
+    const boxProgram = (dropped: number, echoAfterMs = 0) => `
       const rule = '─'.repeat(60);
       let typed = '', enters = 0, sent = [];
       const draw = () => process.stdout.write('\\x1b[2J\\x1b[H' + sent.map((m) => 'SENT: ' + m + '\\r\\n').join('')
@@ -115,7 +115,8 @@ describe('terminal session in a real PTY', () => {
       process.stdout.write('\\x1b[?2004h');
       process.stdin.setRawMode(true);
       draw();
-      process.stdin.on('data', (data) => {
+      process.stdin.on('data', (data) => setTimeout(() => take(data), ${echoAfterMs}));
+      const take = (data) => {
         const text = data.toString().replace(/\\x1b\\[20[01]~/g, '');
         for (const ch of text) {
           if (ch !== '\\r') { typed += ch; continue; }
@@ -123,20 +124,28 @@ describe('terminal session in a real PTY', () => {
           if (enters > ${dropped} && typed) { sent.push(typed.split('\\n').join(' / ')); typed = ''; }
         }
         draw();
-      });`;
+      };`;
 
     /** Sends a two-line message to the box that drops `dropped` Enters; the screen once it was sent. */
-    async function sendToBox(dropped: number): Promise<string> {
-      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(boxProgram(dropped))}`;
+    async function sendToBox(
+      dropped: number,
+      { echoAfterMs = 0, message = 'read the notes\n/tmp/notes.txt' } = {},
+    ): Promise<string> {
+      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(boxProgram(dropped, echoAfterMs))}`;
       const { session } = await start(program, { vocabulary: claudeScreens });
       await until(session, 'enters: 0');
-      await session.sendText('read the notes\n/tmp/notes.txt', true);
-      await until(session, 'SENT: read the notes / /tmp/notes.txt');
+      await session.sendText(message, true);
+      await until(session, `SENT: ${message.split('\n').join(' / ')}`);
       return screenText(session);
     }
 
     it('is sent with Enter once more when the program dropped the first', async () => {
       expect(await sendToBox(1)).toContain('enters: 2');
+    });
+
+    it('is sent again when the program shows it only after its Enter was typed (and dropped it)', async () => {
+      // A program just started, busy: it shows the keys 300 ms late (the box empty meanwhile, as after a submit).
+      expect(await sendToBox(1, { echoAfterMs: 300, message: 'read the notes' })).toContain('enters: 2');
     });
 
     it('gets no second Enter when the first one was taken', async () => {

@@ -83,6 +83,8 @@ export class TerminalSession implements AgentDriver {
   private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
   private readonly typedElsewhere_: Array<(data: string) => void> = [];
+  /** Looks at each settled screen while a typed message is checked for having gone (typeAndConfirm). */
+  private readonly settleWatchers = new Set<() => void>();
 
   /**
    * `screen`: the screen to read, already showing what the terminal shows (its session host's own, or one
@@ -124,6 +126,7 @@ export class TerminalSession implements AgentDriver {
     this.screen.onSettled(() => {
       this.reportTitle();
       responder?.check();
+      for (const watch of this.settleWatchers) watch();
       if (this.detector) {
         const { lines, cursor, title, alternateScreen, outputAt } = this.screen.snapshot();
         this.detector.onSettled({ lines, cursor, title, alternateScreen }, outputAt);
@@ -207,25 +210,46 @@ export class TerminalSession implements AgentDriver {
     if (parts.length === 0) return;
     // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
     // drops an Enter that comes meanwhile: the Enter waits until the echo has settled.
-    await this.pty.inject({
-      parts,
-      gapMs: this.keyGapMs,
-      settleBeforeLast: Boolean(body && enter && text.includes('\n')),
-    });
-    if (body && enter) await this.confirmSubmitted(text, enter);
+    const typed = () =>
+      this.pty.inject({
+        parts,
+        gapMs: this.keyGapMs,
+        settleBeforeLast: Boolean(body && enter && text.includes('\n')),
+      });
+    const holdsUnsent = this.vocabulary?.holdsUnsent;
+    if (body && enter && holdsUnsent) await this.typeAndConfirm(typed, text, enter, holdsUnsent);
+    else await typed();
   }
 
   /**
    * A TUI on a busy machine may take a message's Enter as a new line of its paste, or miss it: the message
-   * then sits in its input box, unsent. Enter is typed once more if the screen still shows it there once
-   * the program has had SUBMIT_SEEN_MS to take the first (an Enter on an empty box does nothing), never while
-   * a dialog of the agent's is shown (the vocabulary's holdsUnsent says no then).
+   * then sits in its input box, unsent. Once the box was seen holding it (at any settle from the moment it is
+   * typed), the message is taken when the box no longer does; if it still does SUBMIT_SEEN_MS after the Enter,
+   * Enter is typed once more (an Enter on an empty box does nothing), never while a dialog of the agent's is
+   * shown (the vocabulary's holdsUnsent says no then). A box never seen holding it says nothing (the message
+   * went through between two settles, or its keys were lost whole): nothing more is typed.
    */
-  private async confirmSubmitted(text: string, enter: string): Promise<void> {
-    const holdsUnsent = this.vocabulary?.holdsUnsent;
-    if (!holdsUnsent) return;
-    const taken = await this.untilScreen((screen) => !holdsUnsent(screen, text), SUBMIT_SEEN_MS);
-    if (taken || this.stopped) return;
+  private async typeAndConfirm(
+    typed: () => Promise<unknown>,
+    text: string,
+    enter: string,
+    holdsUnsent: NonNullable<ScreenVocabulary['holdsUnsent']>,
+  ): Promise<void> {
+    let seen = false;
+    const holds = (screen: ScreenSnapshot) => {
+      const held = holdsUnsent(screen, text);
+      seen ||= held;
+      return held;
+    };
+    const watch = () => void holds(this.screen.snapshot());
+    this.settleWatchers.add(watch);
+    try {
+      await typed();
+      const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
+      if (taken || !seen || this.stopped) return;
+    } finally {
+      this.settleWatchers.delete(watch);
+    }
     // Typed only onto the screen judged: had the program written since, it may have taken the first Enter.
     await this.screen.catchUp();
     const screen = this.screen.snapshot();
