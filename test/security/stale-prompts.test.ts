@@ -20,6 +20,25 @@ afterEach(async () => {
   await world?.close();
 });
 
+/** `command` in a terminal session of its own (the generic vocabulary): the first prompt it raises. */
+async function firstPromptOf(command: string, args: string[]): Promise<DetectedPrompt> {
+  session = await TerminalSession.start({
+    command,
+    args,
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
+    cols: 80,
+    rows: 24,
+    clock: systemClock,
+    vocabulary: genericScreens,
+  });
+  let prompt: DetectedPrompt | null = null;
+  session.on((event) => {
+    if (event.type === 'prompt') prompt ??= event.prompt;
+  });
+  return waitFor('the prompt', () => prompt);
+}
+
 describe('a prompt answered at the terminal', () => {
   it('is closed for everyone; a later answer is refused and types nothing into the program', async () => {
     world = new ScriptWorld();
@@ -43,29 +62,15 @@ describe('a prompt answered at the terminal', () => {
 
 describe('an answer whose prompt left the screen', () => {
   it('is never typed: the program that moved on gets nothing', async () => {
-    session = await TerminalSession.start({
-      command: 'bash',
-      args: [
-        '--norc',
-        '--noprofile',
-        '-c',
-        'read -t 1 -p "Continue? (y/n) " a || echo " (timed out)"; read -r b; echo "late [$b]"; sleep 30',
-      ],
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
-      cols: 80,
-      rows: 24,
-      clock: systemClock,
-      vocabulary: genericScreens,
-    });
-    let prompt: DetectedPrompt | null = null;
-    session.on((event) => {
-      if (event.type === 'prompt') prompt ??= event.prompt;
-    });
-    await waitFor('the prompt', () => prompt);
+    const prompt = await firstPromptOf('bash', [
+      '--norc',
+      '--noprofile',
+      '-c',
+      'read -t 1 -p "Continue? (y/n) " a || echo " (timed out)"; read -r b; echo "late [$b]"; sleep 30',
+    ]);
     await waitFor('the timeout', async () => (await session!.snapshot()).text.includes('(timed out)'));
-    await expect(session.answer(prompt!, { type: 'yes' })).rejects.toBeInstanceOf(PromptNotShown);
-    session.userInput('typed by a person\r');
+    await expect(session!.answer(prompt, { type: 'yes' })).rejects.toBeInstanceOf(PromptNotShown);
+    session!.userInput('typed by a person\r');
     await waitFor("the person's line", async () =>
       (await session!.snapshot()).text.includes('late [typed by a person]'),
     );
@@ -85,24 +90,10 @@ describe('an answer that reads the screen while the dialog is being redrawn', ()
         if (key === 'r') { process.stdout.write('\\x1b[H\\x1b[2J'); setTimeout(ask, 150); }
         else process.stdout.write('\\r\\nanswer=' + key + '\\r\\n');
       });`;
-    session = await TerminalSession.start({
-      command: process.execPath,
-      args: ['-e', program],
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
-      cols: 80,
-      rows: 24,
-      clock: systemClock,
-      vocabulary: genericScreens,
-    });
-    let prompt: DetectedPrompt | null = null;
-    session.on((event) => {
-      if (event.type === 'prompt') prompt ??= event.prompt;
-    });
-    await waitFor('the prompt', () => prompt);
-    await session.sendKeys('r');
+    const prompt = await firstPromptOf(process.execPath, ['-e', program]);
+    await session!.sendKeys('r');
     await waitFor('the screen cleared', async () => !(await session!.snapshot()).text.includes('Continue?'));
-    expect(await session.answer(prompt!, { type: 'yes' })).toBe('y\r');
+    expect(await session!.answer(prompt, { type: 'yes' })).toBe('y\r');
     await waitFor('the answer', async () => (await session!.snapshot()).text.includes('answer=y'));
   });
 });
