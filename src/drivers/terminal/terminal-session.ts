@@ -83,7 +83,7 @@ export class TerminalSession implements AgentDriver {
   private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
   private readonly typedElsewhere_: Array<(data: string) => void> = [];
-  /** Looks at each settled screen while a typed message is checked for having gone (typeAndConfirm). */
+  /** Look at each settled screen while a message's keys go out (typeAndConfirm). */
   private readonly settleWatchers = new Set<() => void>();
 
   /**
@@ -241,15 +241,16 @@ export class TerminalSession implements AgentDriver {
       seen ||= held;
       return held;
     };
+    // While the keys go out: a settle then may be the only one that shows the box holding the message.
     const watch = () => void holds(this.screen.snapshot());
     this.settleWatchers.add(watch);
     try {
       await typed();
-      const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
-      if (taken || !seen || this.stopped) return;
     } finally {
       this.settleWatchers.delete(watch);
     }
+    const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
+    if (taken || !seen || this.stopped) return;
     // Typed only onto the screen judged: had the program written since, it may have taken the first Enter.
     await this.screen.catchUp();
     const screen = this.screen.snapshot();
