@@ -1,5 +1,5 @@
 import type { ScreenVocabulary, ScreenView } from '../core/screen-vocabulary.js';
-import { lastContentRow } from '../core/screen-text.js';
+import { lastContentRow, withoutSpaces } from '../core/screen-text.js';
 
 /**
  * Shared by the agents' screen vocabularies: the input box an agent types a new message into, and whether
@@ -22,7 +22,7 @@ export interface InputBoxShape {
   collapsedPaste?: RegExp;
 }
 
-/** How much of a message's start must show in the box (its words squeezed of spaces: the box wraps them). */
+/** How much of a message's start must show in the box (without spaces: the box wraps it). */
 const HEAD_CHARS = 40;
 /** A box that scrolls marks it at its right edge (Codex: ↑). */
 const SCROLL_MARK = /\s+[↑↓]\s*$/;
@@ -57,8 +57,7 @@ export function holdsUnsentIn(shape: InputBoxShape, screen: ScreenView, message:
   const typed = inputBoxText(shape, screen);
   if (!typed) return false;
   if (shape.collapsedPaste?.test(typed)) return true;
-  const squeeze = (text: string) => text.replace(/\s+/g, '');
-  const [shown, sent] = [squeeze(typed), squeeze(message)];
+  const [shown, sent] = [withoutSpaces(typed), withoutSpaces(message)];
   const head = sent.slice(0, HEAD_CHARS);
   return shown.includes(head) || (shown.length >= head.length && sent.includes(shown));
 }

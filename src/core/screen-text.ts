@@ -139,6 +139,14 @@ export function dedent(lines: readonly string[]): string {
   return clean.map((l) => l.slice(common)).join('\n');
 }
 
+/**
+ * Text as compared with what a screen shows of it: without spaces and line breaks (a screen wraps a line,
+ * indents its continuation and pads it).
+ */
+export function withoutSpaces(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
 /** Row index of the last line matching `pattern` at or above `from`, or -1. */
 export function findRowAbove(lines: readonly string[], pattern: RegExp, from = lines.length - 1): number {
   for (let i = Math.min(from, lines.length - 1); i >= 0; i--) if (pattern.test(lines[i]!)) return i;

@@ -22,8 +22,8 @@ export interface ScreenVocabulary {
   /** The agent sits at its input box waiting for a new message: not a question, never auto-answered. */
   isIdle?(screen: ScreenView): boolean;
   /**
-   * The agent sits idle with `message` still in its input box: the Enter sent after it was taken as a new
-   * line of a paste, or missed (a busy machine). The driver then types Enter once more.
+   * `message` is still in the agent's input box, and no dialog of the agent's shows: the Enter sent after it
+   * was taken as a new line of a paste, or missed (a busy machine). The driver then types Enter once more.
    */
   holdsUnsent?(screen: ScreenView, message: string): boolean;
   /**

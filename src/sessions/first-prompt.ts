@@ -1,4 +1,5 @@
 import { redactSecrets } from '../core/redact.js';
+import { withoutSpaces } from '../core/screen-text.js';
 import type { Store } from '../store/store.js';
 import type { AgentSession } from './agent-session.js';
 
@@ -110,8 +111,7 @@ const ECHO_WAIT_MS = 3_000;
 async function echoed(session: AgentSession, line: string): Promise<boolean> {
   const terminal = session.terminal;
   if (!terminal) return true; // a structured agent took the line as a message: nothing is hidden there
-  const squeeze = (text: string) => text.replace(/\s+/g, '');
   // The screen is read redacted: compare the line as it would show there.
-  const wanted = squeeze(redactSecrets(line));
-  return terminal.untilScreen((screen) => squeeze(screen.text).includes(wanted), ECHO_WAIT_MS);
+  const wanted = withoutSpaces(redactSecrets(line));
+  return terminal.untilScreen((screen) => withoutSpaces(screen.text).includes(wanted), ECHO_WAIT_MS);
 }

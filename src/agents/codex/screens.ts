@@ -3,7 +3,7 @@ import type { PromptChoice } from '../../core/events.js';
 import type { DetectedPrompt } from '../../core/prompt.js';
 import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patterns.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
-import { findMenu, findRowAbove, lastContentRow, type Menu, isBlank } from '../../core/screen-text.js';
+import { findMenu, findRowAbove, isBlank, lastContentRow, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
 import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
