@@ -233,13 +233,13 @@ export class AgentSession {
     permissionTimeoutSeconds: number,
   ): Promise<TerminalSession> {
     const { spec, store } = this.options;
-    const hookToken = spec.hooks && this.options.hooks ? randomBytes(32).toString('hex') : null;
-    const settings = hookToken ? hookSettings(store, this.id, permissionTimeoutSeconds) : null;
+    const settings =
+      spec.hooks && this.options.hooks ? hookSettings(store, this.id, permissionTimeoutSeconds) : null;
     if (settings) this.cleanup.push(settings.remove);
+    const hooks = settings ? { token: randomBytes(32).toString('hex'), settingsFile: settings.file } : null;
     const recording = this.options.record ? recordingPlan(this.options, this.id) : null;
     this.recording = recording?.file ?? null;
     const session = { id: this.id, label: this.label(), hosted, reading: this.reading() };
-    const hooks = hookToken && settings ? { token: hookToken, settingsFile: settings.file } : null;
     const started: HostedTerminal = await startHosted(
       hostedLaunch(this.options, session, hooks, recording),
     ).catch((error: unknown) => {
