@@ -106,13 +106,14 @@ describe('golden screens', () => {
           const result = detect(id, lines, expected.cursor);
           expect(result.idle).toBe(expected.idle);
           const holdsUnsent = agents[id].screens.holdsUnsent;
+          const view = viewOf(lines);
           if (holdsUnsent && expected.unsent !== undefined)
-            expect(holdsUnsent(viewOf(lines), expected.unsent), 'holds the unsent message').toBe(true);
+            expect(holdsUnsent(view, expected.unsent), 'holds the unsent message').toBe(true);
           // A box that holds nothing (or a dialog in its place) never holds a message, whatever was sent: not
           // even one the conversation above shows (an Enter typed again would answer the dialog).
           if (holdsUnsent && expected.unsent === undefined)
             for (const shown of lines.map((line) => line.replace(/^\W+/, '').trim()).filter(Boolean))
-              expect(holdsUnsent(viewOf(lines), shown), `holds "${shown}"`).toBe(false);
+              expect(holdsUnsent(view, shown), `holds "${shown}"`).toBe(false);
           if (expected.prompt === null) {
             expect(result.prompt, JSON.stringify(result.prompt)).toBeNull();
             return;
