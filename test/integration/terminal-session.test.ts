@@ -79,7 +79,7 @@ describe('terminal session in a real PTY', () => {
   });
 
   it('sends multi-line text as one bracketed paste when the program enabled it', async () => {
-    const { session } = await start('printf "\\033[?2004h"; stty -echo; cat -v');
+    const { session } = await start('stty -echo; printf "\\033[?2004h"; cat -v');
     await waitFor('bracketed paste mode', async () => (await session.snapshot()).bracketedPaste);
     await session.sendText('line1\nline2', true);
     await until(session, 'line2^[[201~');
@@ -88,9 +88,10 @@ describe('terminal session in a real PTY', () => {
 
   it('submits a multi-line paste once the program has shown it, however long that takes', async () => {
     // A busy TUI: the paste shows 1.5 s later, and an Enter read before then is a new line, not a submit.
+    // Raw mode before bracketed paste is announced: a paste sent at the announcement is never echoed by the tty.
     const program = `
-      process.stdout.write('\\x1b[?2004h> ');
       process.stdin.setRawMode(true);
+      process.stdout.write('\\x1b[?2004h> ');
       let shown = false;
       process.stdin.on('data', (data) => {
         const text = data.toString();
@@ -112,8 +113,8 @@ describe('terminal session in a real PTY', () => {
       let typed = '', enters = 0, sent = [];
       const draw = () => process.stdout.write('\\x1b[2J\\x1b[H' + sent.map((m) => 'SENT: ' + m + '\\r\\n').join('')
         + rule + '\\r\\n❯ ' + typed.split('\\n').join('\\r\\n  ') + '\\r\\n' + rule + '\\r\\n  enters: ' + enters);
-      process.stdout.write('\\x1b[?2004h');
       process.stdin.setRawMode(true);
+      process.stdout.write('\\x1b[?2004h');
       draw();
       process.stdin.on('data', (data) => setTimeout(() => take(data), ${echoAfterMs}));
       const take = (data) => {
