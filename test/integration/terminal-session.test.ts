@@ -310,6 +310,33 @@ describe('full-screen programs at rest', () => {
   });
 });
 
+describe('a dialog drawn in parts', () => {
+  it('is one prompt, never said gone, when a busy program clears it and draws it again a while later', async () => {
+    // Clears the screen, draws the same question 40 ms later (several settles), five times, then says so.
+    const program = `
+      const ask = () => process.stdout.write('\\x1b[2J\\x1b[HDeploy now? (y/n) ');
+      let left = 5;
+      const blank = () => {
+        process.stdout.write('\\x1b[2J\\x1b[H');
+        setTimeout(() => { ask(); if (--left > 0) setTimeout(blank, 200); else process.stdout.write('\\x1b]0;done\\x07'); }, 40);
+      };
+      process.stdin.setRawMode(true);
+      ask();
+      setTimeout(blank, 200);
+      setInterval(() => {}, 1000);`;
+    const { session, events } = await start(
+      `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(program)}`,
+      {
+        vocabulary: genericScreens,
+      },
+    );
+    await waitFor('the last redraw', async () => (await session.snapshot()).title === 'done');
+    await session.screen.nextSettle(1_000);
+    const told = events.filter((e) => e.type === 'prompt' || e.type === 'prompt_gone').map((e) => e.type);
+    expect(told).toEqual(['prompt']);
+  });
+});
+
 /** `text` as one word for bash. */
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;

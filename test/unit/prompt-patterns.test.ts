@@ -6,6 +6,7 @@ import { parseReply } from '../../src/core/prompt.js';
 import { redactSecrets } from '../../src/core/redact.js';
 import type { ScreenVocabulary } from '../../src/core/screen-vocabulary.js';
 import {
+  GONE_GRACE_MS,
   PromptDetector,
   STALL_MS,
   TTY_PROBE_MS,
@@ -206,13 +207,43 @@ describe('silence and tty reads', () => {
 
 describe('raising each prompt once', () => {
   it('does not raise the same prompt twice, says when it leaves the screen, raises the next', () => {
-    const { detector, signals } = run('Continue? (y/n) ');
+    const { clock, detector, signals } = run('Continue? (y/n) ');
     detector.onSettled(screen('Continue? (y/n) '));
     expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(1);
     detector.onSettled(screen('Continue? (y/n) y\nworking'));
+    clock.advance(GONE_GRACE_MS);
     expect(signals.at(-1)).toMatchObject({ type: 'prompt_gone' });
     detector.onSettled(screen('Continue? (y/n) y\nworking\nAgain? (y/n) '));
     expect(signals.filter((s) => s.type === 'prompt')).toHaveLength(2);
+  });
+
+  it('a dialog missing from one settled screen (a frame drawn in parts) is neither gone nor raised again', () => {
+    const { clock, detector, signals } = run('Continue? (y/n) ');
+    // A busy TUI cleared its screen and draws the same dialog again more than a settle later.
+    detector.onOutput(10);
+    detector.onSettled(screen(''), 10);
+    clock.advance(GONE_GRACE_MS - 1);
+    detector.onOutput(40);
+    detector.onSettled(screen('Continue? (y/n) '), 40);
+    clock.advance(GONE_GRACE_MS * 4);
+    expect(signals.filter((s) => s.type !== 'idle').map((s) => s.type)).toEqual(['prompt']);
+  });
+
+  it('a dialog missing from two settled screens in a row, or from the screen at rest, is gone', () => {
+    const twice = run('Continue? (y/n) ');
+    twice.detector.onOutput(10);
+    twice.detector.onSettled(screen(''), 10);
+    twice.detector.onOutput(20);
+    twice.detector.onSettled(screen('working'), 20);
+    expect(twice.signals.at(-1)).toMatchObject({ type: 'prompt_gone' });
+
+    const atRest = run('Continue? (y/n) ');
+    atRest.detector.onOutput(10);
+    atRest.detector.onSettled(screen('working'), 10);
+    atRest.clock.advance(GONE_GRACE_MS - 1);
+    expect(atRest.signals.some((s) => s.type === 'prompt_gone')).toBe(false);
+    atRest.clock.advance(1);
+    expect(atRest.signals.at(-1)).toMatchObject({ type: 'prompt_gone' });
   });
 
   it('ignores its own echo after an answer and does not re-raise the answered prompt', () => {

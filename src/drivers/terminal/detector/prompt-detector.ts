@@ -18,6 +18,12 @@ export const ECHO_SUPPRESSION_MS = 150;
  * the keys arrive (a phone, a loaded machine), so the screen is read only after this long a pause.
  */
 export const LINE_EDIT_HOLD_MS = 1_000;
+/**
+ * A dialog missing from one settled screen may be a frame drawn in parts (a TUI on a busy machine clears,
+ * then redraws the same dialog more than a settle later): it is gone at the next settle that still lacks it,
+ * or once the screen stayed without it this long (no output comes to settle again).
+ */
+export const GONE_GRACE_MS = 250;
 
 export type DetectorSignal =
   | { type: 'prompt'; prompt: DetectedPrompt }
@@ -61,6 +67,8 @@ export class PromptDetector {
   /** An answer is being typed: its dialog changes as keys land (a text field opens), which asks nothing new. */
   private typing = false;
   private idle: boolean | null = null;
+  /** The key of the current dialog when the last settled screen lacked it (see GONE_GRACE_MS). */
+  private missing: string | null = null;
   private lastScreen: ScreenView | null = null;
   private timers: TimerHandle[] = [];
   private readonly stallMs: number;
@@ -100,8 +108,16 @@ export class PromptDetector {
     this.reportIdle(idle && !found);
     if (found) return this.raise(found);
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
-      this.clear();
+      this.dialogMissing();
     if (!idle) this.armSilenceChecks(screen);
+  }
+
+  /** The current dialog is not on the settled screen: gone now if it was not on the one before either. */
+  private dialogMissing(): void {
+    const key = this.current?.key ?? null;
+    if (key === null || this.missing === key) return this.clear();
+    this.missing = key;
+    this.later(GONE_GRACE_MS, () => this.current?.key === key && this.clear());
   }
 
   /**
@@ -202,6 +218,7 @@ export class PromptDetector {
   }
 
   private raise(found: DetectedPrompt): void {
+    this.missing = null;
     if (found.key === this.current?.key) return;
     if (found.key === this.lastAnswer?.key && this.output === this.lastAnswer.output) return;
     this.lastAnswer = null;
@@ -211,6 +228,7 @@ export class PromptDetector {
   }
 
   private clear(): void {
+    this.missing = null;
     this.lastAnswer = null;
     if (!this.current) return;
     const key = this.current.key;
