@@ -24,11 +24,6 @@ export interface InputBoxShape {
 
 /** How much of a message's start must show in the box (without spaces: the box wraps it). */
 const HEAD_CHARS = 40;
-/**
- * How much of a message's first line, shown anywhere, means its keys arrived (short: a frame or a prefix on a
- * wrapped row must not hide it; a chance match only means nothing is typed again).
- */
-const SHOWN_CHARS = 12;
 /** A box that scrolls marks it at its right edge (Codex: ↑). */
 const SCROLL_MARK = /\s+[↑↓]\s*$/;
 /** A dialog's highlighted option (`❯ 1. Yes`, `› 2. No`) has a marker too: it is never the box. */
@@ -76,26 +71,4 @@ export function unsentChecker(
   detect: NonNullable<ScreenVocabulary['detect']>,
 ): NonNullable<ScreenVocabulary['holdsUnsent']> {
   return (screen, message) => holdsUnsentIn(shape, screen, message) && detect(screen) === null;
-}
-
-/**
- * The box is drawn empty and `message` shows nowhere on the screen (neither its first line's start nor a
- * collapsed paste): its keys never reached the agent (a TUI that drops what was typed as it starts reading).
- */
-export function lostIn(shape: InputBoxShape, screen: ScreenView, message: string): boolean {
-  if (inputBoxText(shape, screen) !== '') return false;
-  const firstLine = message.split('\n').find((line) => line.trim() !== '') ?? '';
-  const head = withoutSpaces(firstLine).slice(0, SHOWN_CHARS);
-  if (head === '' || withoutSpaces(screen.lines.join('')).includes(head)) return false;
-  const paste = shape.collapsedPaste;
-  const pasteAnywhere = paste && new RegExp(paste.source.replace(/^\^/, ''), paste.flags);
-  return !(pasteAnywhere && screen.lines.some((line) => pasteAnywhere.test(line)));
-}
-
-/** A vocabulary's `lostMessage`: the box is empty, the message nowhere, and no dialog of the agent's shows. */
-export function lostChecker(
-  shape: InputBoxShape,
-  detect: NonNullable<ScreenVocabulary['detect']>,
-): NonNullable<ScreenVocabulary['lostMessage']> {
-  return (screen, message) => lostIn(shape, screen, message) && detect(screen) === null;
 }

@@ -27,12 +27,6 @@ export interface ScreenVocabulary {
    */
   holdsUnsent?(screen: ScreenView, message: string): boolean;
   /**
-   * The input box is drawn empty, `message` shows nowhere on the screen, and no dialog of the agent's shows:
-   * the message's keys never reached it (a TUI that drops keys typed as it starts reading). The driver then
-   * types the message once more.
-   */
-  lostMessage?(screen: ScreenView, message: string): boolean;
-  /**
    * How a menu found by the generic patterns takes a choice: `digit` at once, else digit then Enter. The
    * agent's own dialogs say how they take keys themselves (`DetectedPrompt.dialog`).
    */

@@ -177,14 +177,13 @@ async function play(id: LiveAgentId, world: World, run: Run, saved: Set<string>)
   // A run of its own ends with its process; the others leave the CLI at its input box for the next.
   if (world.cli.exited || run.fresh) return;
   await world.cli.waitForIdle();
+  // Just started: give it a moment more before the first message (keys typed earlier can be lost).
+  if (!run.reach) await world.cli.waitForQuiet(1_500);
 }
 
-/**
- * At its input box: the first message goes at once, as agent-bridge sends one to a session it just started
- * (keys a CLI drops as it starts reading are typed again by the driver).
- */
 async function readyAtStart(cli: LiveCli): Promise<void> {
   await cli.waitForIdle(30_000);
+  await cli.waitForQuiet(1_500);
 }
 
 function describeRun(run: Run): string {

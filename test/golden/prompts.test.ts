@@ -25,11 +25,6 @@ interface Expected {
   replies?: Record<string, string[]>;
   /** A message the input box still holds, unsent (the vocabulary's `holdsUnsent`); unset: it holds none. */
   unsent?: string;
-  /**
-   * A message nowhere on this screen counts as lost (`lostMessage`: the box empty, no dialog); unset: where
-   * the screen is idle with no dialog and nothing unsent. (The driver types it again only on an idle screen.)
-   */
-  lostMessage?: boolean;
 }
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
@@ -119,15 +114,6 @@ describe('golden screens', () => {
           if (holdsUnsent && expected.unsent === undefined)
             for (const shown of lines.map((line) => line.replace(/^\W+/, '').trim()).filter(Boolean))
               expect(holdsUnsent(view, shown), `holds "${shown}"`).toBe(false);
-          // Typed again only where the box is empty, nothing of the message shows and no dialog is open.
-          const lostMessage = agents[id].screens.lostMessage;
-          if (lostMessage) {
-            const lost = lostMessage(view, 'zebra quartz\nsecond line');
-            const nothingShown = expected.idle && expected.unsent === undefined && expected.prompt === null;
-            expect(lost, 'a message nowhere on it is lost').toBe(expected.lostMessage ?? nothingShown);
-            for (const shown of lines.map((line) => line.replace(/^\W+/, '').trim()).filter(Boolean))
-              expect(lostMessage(view, shown), `"${shown}" lost`).toBe(false);
-          }
           if (expected.prompt === null) {
             expect(result.prompt, JSON.stringify(result.prompt)).toBeNull();
             return;

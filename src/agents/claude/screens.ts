@@ -5,7 +5,7 @@ import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patt
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
-import { lostChecker, unsentChecker, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Claude Code's prompts as its TUI draws them (agent-facts 02–08, test/golden/prompts/claude, Claude Code 2.1). */
 
@@ -156,7 +156,6 @@ export const claudeScreens: ScreenVocabulary = {
   detect,
   isIdle,
   holdsUnsent: unsentChecker(INPUT_BOX, detect),
-  lostMessage: lostChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   interruptKeys: ['\x1b'],
 };

@@ -5,7 +5,7 @@ import { chooseNo, detectQuestionMenu, menuPrompt } from '../../core/prompt-patt
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isBlank, lastContentRow, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
-import { lostChecker, unsentChecker, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Codex's dialogs (agent-facts 22, test/golden/prompts/codex): a question line, then a › menu. */
 const APPROVAL =
@@ -102,7 +102,6 @@ export const codexScreens: ScreenVocabulary = {
     return /\? for shortcuts/.test(tail) && /^›\s/m.test(tail) && !/esc to interrupt/.test(above);
   },
   holdsUnsent: unsentChecker(INPUT_BOX, detect),
-  lostMessage: lostChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc stops a turn ("esc to interrupt"); a SIGINT ends Codex itself.
   interruptKeys: ['\x1b'],

@@ -6,7 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isRule, lastContentRow, unbox, type Menu } from '../../core/screen-text.js';
 import { keyed } from '../dialog.js';
-import { lostChecker, unsentChecker, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Copilot CLI's dialogs (agent-facts 40–41, test/golden/prompts/copilot): a ❯ menu in a box, or a form. */
 const CONFIRM = /Do you want to (?:run this command|edit|create|allow|use|proceed).*\?/;
@@ -162,7 +162,6 @@ export const copilotScreens: ScreenVocabulary = {
   detect,
   isIdle,
   holdsUnsent: unsentChecker(INPUT_BOX, detect),
-  lostMessage: lostChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc twice stops the turn ("esc esc interrupt"); a SIGINT ends Copilot CLI itself.
   interruptKeys: ['\x1b', '\x1b'],

@@ -6,7 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isFrame, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
-import { lostChecker, unsentChecker, type InputBoxShape } from '../input-box.js';
+import { unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Gemini CLI's dialogs (agent-facts 32, test/golden/prompts/gemini): a ● menu in a box. */
 const CONFIRM =
@@ -123,7 +123,6 @@ export const geminiScreens: ScreenVocabulary = {
     );
   },
   holdsUnsent: unsentChecker(INPUT_BOX, detect),
-  lostMessage: lostChecker(INPUT_BOX, detect),
   menuKeys: 'digit',
   // Esc cancels a running request; a SIGINT ends the Gemini CLI itself.
   interruptKeys: ['\x1b'],

@@ -210,12 +210,11 @@ export class TerminalSession implements AgentDriver {
     if (parts.length === 0) return;
     // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
     // drops an Enter that comes meanwhile: the Enter waits until the echo has settled.
-    const typed = (ifOutputAt?: number) =>
+    const typed = () =>
       this.pty.inject({
         parts,
         gapMs: this.keyGapMs,
         settleBeforeLast: Boolean(body && enter && text.includes('\n')),
-        ...(ifOutputAt === undefined ? {} : { ifOutputAt }),
       });
     const holdsUnsent = this.vocabulary?.holdsUnsent;
     if (body && enter && holdsUnsent) await this.typeAndConfirm(typed, text, enter, holdsUnsent);
@@ -227,12 +226,11 @@ export class TerminalSession implements AgentDriver {
    * then sits in its input box, unsent. Once the box was seen holding it (at any settle from the moment it is
    * typed), the message is taken when the box no longer does; if it still does SUBMIT_SEEN_MS after the Enter,
    * Enter is typed once more (an Enter on an empty box does nothing), never while a dialog of the agent's is
-   * shown (the vocabulary's holdsUnsent says no then). A box never seen holding it: the message went through
-   * between two settles, or its keys were lost whole (a TUI that drops keys typed as it starts reading); once
-   * SUBMIT_SEEN_MS passed, an idle agent at an empty box, the message nowhere on screen, gets it typed once more.
+   * shown (the vocabulary's holdsUnsent says no then). A box never seen holding it says nothing (the message
+   * went through between two settles, or its keys were lost whole): nothing more is typed.
    */
   private async typeAndConfirm(
-    typed: (ifOutputAt?: number) => Promise<unknown>,
+    typed: () => Promise<unknown>,
     text: string,
     enter: string,
     holdsUnsent: NonNullable<ScreenVocabulary['holdsUnsent']>,
@@ -252,19 +250,12 @@ export class TerminalSession implements AgentDriver {
       this.settleWatchers.delete(watch);
     }
     const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
-    if (taken || this.stopped) return;
+    if (taken || !seen || this.stopped) return;
     // Typed only onto the screen judged: had the program written since, it may have taken the first Enter.
     await this.screen.catchUp();
     const screen = this.screen.snapshot();
-    if (seen && holdsUnsent(screen, text))
+    if (holdsUnsent(screen, text))
       await this.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
-    else if (!seen && this.lost(screen, text)) await typed(screen.outputAt);
-  }
-
-  /** The agent sits idle at an empty input box, and `message` shows nowhere: its keys never reached it. */
-  private lost(screen: ScreenSnapshot, message: string): boolean {
-    const vocabulary = this.vocabulary;
-    return Boolean(vocabulary?.lostMessage?.(screen, message) && vocabulary.isIdle?.(screen));
   }
 
   /**

@@ -16,18 +16,23 @@ export interface RunContext {
 }
 
 /**
- * Types a message at the input box, as agent-bridge sends one, and waits until the model gets it (or a dialog
- * comes up). A CLI that has just started, on a busy machine, may drop the Enter or the keys: agent-bridge
- * types them again itself (TerminalSession.sendText), so nothing is retried here.
+ * Types a message at the input box and waits until the model gets it (or a dialog comes up). A CLI that has
+ * just started, on a busy machine, may drop the keys or the Enter: then the Enter, or the message, is typed
+ * again, once.
  */
 export async function sendMessage(cli: LiveCli, agent: LiveAgent, text: string): Promise<void> {
   const requests = () => agent.toolResults().length + agent.userMessages().length;
   const before = requests();
+  const taken = () => requests() > before || cli.prompt !== null || cli.exited;
   await cli.send(text);
-  await cli.until(
-    `the model to get "${text}"`,
-    () => requests() > before || cli.prompt !== null || cli.exited,
-  );
+  try {
+    await cli.until(`the model to get "${text}"`, taken, 5_000);
+  } catch {
+    const bottom = (await cli.screen()).trimEnd().split('\n').slice(-6).join('\n');
+    if (bottom.includes(text)) await cli.type(['\r']);
+    else await cli.send(text);
+    await cli.until(`the model to get "${text}" (typed again)`, taken);
+  }
 }
 
 export type Check = (ctx: RunContext) => Promise<void>;

@@ -109,6 +109,11 @@ export class LiveCli {
     );
   }
 
+  /** No output for `ms`: a CLI that just started may draw its box before it reads keys (Codex, Gemini CLI). */
+  async waitForQuiet(ms: number, timeoutMs = 20_000): Promise<void> {
+    await this.until(`${ms} ms without output`, () => Date.now() - this.lastOutputAt > ms, timeoutMs);
+  }
+
   async waitForText(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
     await this.until(String(pattern), async () => pattern.test(await this.screen()), timeoutMs);
   }
