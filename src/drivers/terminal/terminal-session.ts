@@ -32,6 +32,8 @@ const NOT_SHOWN_SETTLES = 2;
 
 /** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
 const SUBMIT_SEEN_MS = 2_000;
+/** Reads of the screen for that Enter, each typed only if the program wrote nothing since the read. */
+const ENTER_AGAIN_TRIES = 3;
 /** How long a box of a multi-select answer may take to show flipped (a busy machine's redraw) before the answer stops. */
 const BOX_SHOWN_MAX_MS = 5_000;
 /** A box of a multi-select answer was typed, and the dialog never showed it flipped. */
@@ -250,12 +252,17 @@ export class TerminalSession implements AgentDriver {
       this.settleWatchers.delete(watch);
     }
     const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
-    if (taken || !seen || this.stopped) return;
-    // Typed only onto the screen judged: had the program written since, it may have taken the first Enter.
-    await this.screen.catchUp();
-    const screen = this.screen.snapshot();
-    if (holdsUnsent(screen, text))
-      await this.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
+    if (taken || !seen) return;
+    // Typed only onto the screen judged: had the program written since, it may have taken the first Enter,
+    // so the screen is read again (a redraw that changed nothing is no reason to leave the message unsent).
+    for (let tries = 0; tries < ENTER_AGAIN_TRIES && !this.stopped; tries++) {
+      await this.screen.catchUp();
+      const screen = this.screen.snapshot();
+      if (!holdsUnsent(screen, text)) return;
+      const result = await this.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
+      if (result.typed) return;
+      await this.screen.nextSettle(RETRY_SETTLE_MS);
+    }
   }
 
   /**
