@@ -12,6 +12,7 @@ import { TerminalSession, type TerminalReadingOptions } from '../drivers/termina
 import { AsciicastWriter } from '../store/asciicast-writer.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
+import { whenAgentReady } from './agent-ready.js';
 import { firstPromptOf } from './first-prompt.js';
 import { hostedLaunch } from './hosted-launch.js';
 import { recordingPlan, recordSessionEnd, type EndStatus } from './session-record-files.js';
@@ -131,36 +132,20 @@ export class AgentSession {
     return this.driver instanceof TerminalSession ? this.driver : null;
   }
 
-  /**
-   * Resolves when the agent can take a message: it shows its input box (agents whose vocabulary knows it),
-   * else once its first output settled; at the latest after `timeoutMs`, or when it exits. Text typed before
-   * then is lost by some TUIs (Claude Code drops keys while it starts).
-   */
+  /** Resolves when the agent can take a message (see whenAgentReady); a structured driver is ready once started. */
   whenReady(timeoutMs = 20_000): Promise<void> {
     const terminal = this.terminal;
-    // A structured driver is ready once started: its handshake is done.
     if (!terminal) return Promise.resolve();
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        timer.cancel();
-        resolve();
-      };
-      const timer = this.options.clock.after(timeoutMs, finish);
-      void terminal.exited.then(finish);
-      if (this.options.spec.screens.isIdle) {
-        this.on((event) => {
-          if (event.type === 'status' && event.state === 'idle') finish();
-        });
-        if (this.idle) finish();
-      } else {
-        terminal.screen.onSettled((screen) => {
-          if (screen.snapshot().text.trim()) finish();
-        });
-      }
-    });
+    return whenAgentReady(
+      {
+        terminal,
+        clock: this.options.clock,
+        knowsIdle: Boolean(this.options.spec.screens.isIdle),
+        idle: this.idle,
+        on: (listener) => this.on(listener),
+      },
+      timeoutMs,
+    );
   }
 
   private ttl(): Record<PromptKind, number> {
