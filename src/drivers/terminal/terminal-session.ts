@@ -8,6 +8,7 @@ import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.
 import { ttyWaitState } from './detector/tty-blocked.js';
 import { KeysRefused, keysEndingTheTurn, nextBoxFlip, replyKeys, type BoxFlip } from './reply-keys.js';
 import { encodeTextInput } from './input.js';
+import { submitMessage, type SubmitContext } from './message-submit.js';
 import type { PtySpawnOptions } from './pty-process.js';
 import { ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
@@ -30,10 +31,6 @@ const RETRY_SETTLE_MS = 250;
 /** Settles an answer waits for a prompt it does not see on screen before it says the prompt went. */
 const NOT_SHOWN_SETTLES = 2;
 
-/** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
-const SUBMIT_SEEN_MS = 2_000;
-/** Reads of the screen for that Enter, each typed only if the program wrote nothing since the read. */
-const ENTER_AGAIN_TRIES = 3;
 /** How long a box of a multi-select answer may take to show flipped (a busy machine's redraw) before the answer stops. */
 const BOX_SHOWN_MAX_MS = 5_000;
 /** A box of a multi-select answer was typed, and the dialog never showed it flipped. */
@@ -218,51 +215,29 @@ export class TerminalSession implements AgentDriver {
         gapMs: this.keyGapMs,
         settleBeforeLast: Boolean(body && enter && text.includes('\n')),
       });
-    const holdsUnsent = this.vocabulary?.holdsUnsent;
-    if (body && enter && holdsUnsent) await this.typeAndConfirm(typed, text, enter, holdsUnsent);
+    const vocabulary = this.vocabulary;
+    if (body && enter && vocabulary?.holdsUnsent)
+      await submitMessage(
+        this.submitContext({ ...vocabulary, holdsUnsent: vocabulary.holdsUnsent }),
+        typed,
+        text,
+        enter,
+      );
     else await typed();
   }
 
-  /**
-   * A TUI on a busy machine may take a message's Enter as a new line of its paste, or miss it: the message
-   * then sits in its input box, unsent. Once the box was seen holding it (at any settle from the moment it is
-   * typed), the message is taken when the box no longer does; if it still does SUBMIT_SEEN_MS after the Enter,
-   * Enter is typed once more (an Enter on an empty box does nothing), never while a dialog of the agent's is
-   * shown (the vocabulary's holdsUnsent says no then). A box never seen holding it says nothing (the message
-   * went through between two settles, or its keys were lost whole): nothing more is typed.
-   */
-  private async typeAndConfirm(
-    typed: () => Promise<unknown>,
-    text: string,
-    enter: string,
-    holdsUnsent: NonNullable<ScreenVocabulary['holdsUnsent']>,
-  ): Promise<void> {
-    let seen = false;
-    const holds = (screen: ScreenSnapshot) => {
-      const held = holdsUnsent(screen, text);
-      seen ||= held;
-      return held;
+  private submitContext(vocabulary: SubmitContext['vocabulary']): SubmitContext {
+    return {
+      screen: this.screen,
+      pty: this.pty,
+      vocabulary,
+      untilScreen: (check, maxMs) => this.untilScreen(check, maxMs),
+      watchSettles: (watch) => {
+        this.settleWatchers.add(watch);
+        return () => this.settleWatchers.delete(watch);
+      },
+      stopped: () => this.stopped,
     };
-    // While the keys go out: a settle then may be the only one that shows the box holding the message.
-    const watch = () => void holds(this.screen.snapshot());
-    this.settleWatchers.add(watch);
-    try {
-      await typed();
-    } finally {
-      this.settleWatchers.delete(watch);
-    }
-    const taken = await this.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS);
-    if (taken || !seen) return;
-    // Typed only onto the screen judged: had the program written since, it may have taken the first Enter,
-    // so the screen is read again (a redraw that changed nothing is no reason to leave the message unsent).
-    for (let tries = 0; tries < ENTER_AGAIN_TRIES && !this.stopped; tries++) {
-      await this.screen.catchUp();
-      const screen = this.screen.snapshot();
-      if (!holdsUnsent(screen, text)) return;
-      const result = await this.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
-      if (result.typed) return;
-      await this.screen.nextSettle(RETRY_SETTLE_MS);
-    }
   }
 
   /**

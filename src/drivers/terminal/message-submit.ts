@@ -1,0 +1,92 @@
+import { withoutSpaces } from '../../core/screen-text.js';
+import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
+import type { ScreenSnapshot, TerminalScreen } from './screen.js';
+import type { InjectResult, TerminalPort } from './terminal-port.js';
+
+/** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
+export const SUBMIT_SEEN_MS = 2_000;
+/**
+ * A message not yet shown in the box SUBMIT_SEEN_MS after its Enter is looked for this much longer (a program
+ * busy starting shows keys seconds late), unless the agent is at work by then or shows the message elsewhere.
+ */
+export const SHOWN_LATE_MS = 6_000;
+/** Reads of the screen for that Enter, each typed only if the program wrote nothing since the read. */
+const ENTER_AGAIN_TRIES = 3;
+/** The wait for the screen to settle again between two reads. */
+const RETRY_SETTLE_MS = 250;
+/** How much of a message's first line, shown outside the box, means it was taken (short: a frame may cut it). */
+const SHOWN_CHARS = 12;
+
+/** What a terminal session lends the submission of one message. */
+export interface SubmitContext {
+  screen: TerminalScreen;
+  pty: TerminalPort;
+  vocabulary: ScreenVocabulary & Required<Pick<ScreenVocabulary, 'holdsUnsent'>>;
+  /** The caught-up screen shows what `check` looks for, now or at a settle within `maxMs`; whether it did. */
+  untilScreen(check: (screen: ScreenSnapshot) => boolean, maxMs: number): Promise<boolean>;
+  /** Calls `watch` at each settle until the returned function is called. */
+  watchSettles(watch: () => void): () => void;
+  stopped(): boolean;
+}
+
+/**
+ * Types a message and its Enter (`typed`), then makes sure the agent took it. A TUI on a busy machine may take
+ * the Enter as a new line of its paste, or miss it: the message then sits in its input box, unsent. Once the
+ * box was seen holding it (at any settle from the moment it is typed, or up to SHOWN_LATE_MS later where the
+ * keys show late), the message is taken when the box no longer does; if it still does SUBMIT_SEEN_MS later,
+ * Enter is typed once more (an Enter on an empty box does nothing), never while a dialog of the agent's is
+ * shown (holdsUnsent says no then). A message never seen in the box (it went through between two settles, or
+ * its keys were lost whole) gets nothing more: typing it again could only duplicate keys still unread.
+ */
+export async function submitMessage(
+  ctx: SubmitContext,
+  typed: () => Promise<InjectResult>,
+  text: string,
+  enter: string,
+): Promise<void> {
+  let seen = false;
+  const holds = (screen: ScreenSnapshot) => {
+    const held = ctx.vocabulary.holdsUnsent(screen, text);
+    seen ||= held;
+    return held;
+  };
+  // While the keys go out: a settle then may be the only one that shows the box holding the message.
+  const unwatch = ctx.watchSettles(() => void holds(ctx.screen.snapshot()));
+  try {
+    await typed();
+  } finally {
+    unwatch();
+  }
+  if (await ctx.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS)) return;
+  if (!seen) {
+    const held = await ctx.untilScreen((screen) => holds(screen) || tookIt(ctx, screen, text), SHOWN_LATE_MS);
+    if (!held || !seen) return;
+    if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
+  }
+  await enterAgain(ctx, text, enter);
+}
+
+/** The agent is at work (not idle at its box), or shows the message outside its box: it took it. */
+function tookIt(ctx: SubmitContext, screen: ScreenSnapshot, text: string): boolean {
+  if (ctx.vocabulary.isIdle?.(screen) === false) return true;
+  const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
+  const head = withoutSpaces(firstLine).slice(0, SHOWN_CHARS);
+  return (
+    head !== '' && withoutSpaces(screen.text).includes(head) && !ctx.vocabulary.holdsUnsent(screen, text)
+  );
+}
+
+/**
+ * Enter once more, typed only onto the screen judged: had the program written since, it may have taken the
+ * first Enter, so the screen is read again (a redraw that changed nothing is no reason to leave it unsent).
+ */
+async function enterAgain(ctx: SubmitContext, text: string, enter: string): Promise<void> {
+  for (let tries = 0; tries < ENTER_AGAIN_TRIES && !ctx.stopped(); tries++) {
+    await ctx.screen.catchUp();
+    const screen = ctx.screen.snapshot();
+    if (!ctx.vocabulary.holdsUnsent(screen, text)) return;
+    const result = await ctx.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
+    if (result.typed) return;
+    await ctx.screen.nextSettle(RETRY_SETTLE_MS);
+  }
+}
