@@ -45,22 +45,24 @@ export function whenAgentReady(watch: ReadyWatch, timeoutMs: number): Promise<vo
       });
       return;
     }
-    let quiet: TimerHandle | null = null;
-    const quietFromNow = () => {
-      if (done) return;
-      quiet?.cancel();
-      quiet = clock.after(READY_QUIET_MS, finish);
-      timers.push(quiet);
+    // One timer at a time: output only moves the time it looks again (the output of a start-up comes in many
+    // chunks).
+    let lastOutput = clock.now();
+    let atBox = false;
+    const lookAgain = () => {
+      const left = lastOutput + READY_QUIET_MS - clock.now();
+      if (left <= 0) return finish();
+      timers.push(clock.after(left, lookAgain));
     };
-    let idle = false;
-    const atBox = () => {
-      if (idle) return;
-      idle = true;
+    const boxShown = () => {
+      if (atBox) return;
+      atBox = true;
       timers.push(clock.after(READY_QUIET_MAX_MS, finish));
-      quietFromNow();
+      lastOutput = clock.now();
+      lookAgain();
     };
-    terminal.screen.onOutput(() => idle && quietFromNow());
-    watch.on((event) => event.type === 'status' && event.state === 'idle' && atBox());
-    if (watch.idle) atBox();
+    terminal.screen.onOutput(() => (lastOutput = clock.now()));
+    watch.on((event) => event.type === 'status' && event.state === 'idle' && boxShown());
+    if (watch.idle) boxShown();
   });
 }
