@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import type * as WsModule from 'ws';
 import type { Clock } from '../../core/clock.js';
 import type { CellSize } from '../../drivers/terminal/terminal-port.js';
 import { trustedHost } from './host-files.js';
@@ -43,6 +44,17 @@ export interface ConnectOptions {
   clock: Clock;
 }
 
+let wsClient: Promise<typeof WsModule> | null = null;
+
+/**
+ * The WebSocket client, loaded at the first connection to a host (~15 ms): `run` asks for it as it sends its
+ * host the launch, so it loads while the host spawns the agent rather than before the launch goes.
+ */
+export function loadHostClient(): Promise<typeof WsModule> {
+  wsClient ??= import('ws');
+  return wsClient;
+}
+
 /**
  * One client's connection to a session host (host-wire.ts): the hello with the host's secret, the welcome
  * (what the session is, its screen, whether this client controls it), then output, frames and requests.
@@ -64,15 +76,14 @@ export class HostConnection {
     readonly screens: boolean,
   ) {}
 
-  static open(options: ConnectOptions): Promise<HostConnection> {
+  static async open(options: ConnectOptions): Promise<HostConnection> {
     const host = trustedHost(options.dataDir, options.socket);
     if (!host)
-      return Promise.reject(
-        new HostUnavailable(
-          `the session's host socket ${options.socket} is gone or not to be trusted (not a private socket of yours in ${options.dataDir})`,
-        ),
+      throw new HostUnavailable(
+        `the session's host socket ${options.socket} is gone or not to be trusted (not a private socket of yours in ${options.dataDir})`,
       );
-    const socket = new WebSocket(`ws+unix://${host.socket}:/`, { maxPayload: FRAME_LIMIT });
+    const { default: WebSocketClient } = await loadHostClient();
+    const socket = new WebSocketClient(`ws+unix://${host.socket}:/`, { maxPayload: FRAME_LIMIT });
     const hello: Hello = {
       type: 'hello',
       protocol: PROTOCOL,

@@ -4,7 +4,7 @@ import { readProcess } from '../../drivers/terminal/process-tree.js';
 import type { CellSize } from '../../drivers/terminal/terminal-port.js';
 import { TerminalSession, type TerminalReadingOptions } from '../../drivers/terminal/terminal-session.js';
 import type { AsciicastHeader } from '../../store/asciicast-writer.js';
-import { HostConnection, HostUnavailable } from './host-connection.js';
+import { HostConnection, HostUnavailable, loadHostClient } from './host-connection.js';
 import type { ClientKind, HostedSession } from './host-wire.js';
 import { RemotePort, type HostView } from './remote-port.js';
 import { spawnHost } from './spawn-host.js';
@@ -40,7 +40,7 @@ export interface HostedStart {
 
 /** Starts the agent in a session host of its own, and connects to it as its controller. */
 export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
-  const spawned = await spawnHost({
+  const launched = spawnHost({
     dataDir: start.dataDir,
     session: start.session,
     args: start.args,
@@ -54,6 +54,8 @@ export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
     terminal: start.terminal,
     version: packageVersion(),
   });
+  void loadHostClient().catch(() => undefined);
+  const spawned = await launched;
   // The host reads the screen for us; its output comes here only when asked for (someone watches it here).
   const connection = await HostConnection.open({
     dataDir: start.dataDir,
