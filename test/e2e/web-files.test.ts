@@ -44,6 +44,29 @@ describe.each(['desktop', 'phone'] as ScreenName[])('folders and files at %s siz
     await context.close();
   });
 
+  it('goes up twice for two quick clicks on Up, however slowly the folders come', async () => {
+    const { page, context } = await openPage(e2e.browser, screen);
+    // Each listing takes a while (a loaded machine): the second click comes before the first folder shows.
+    await page.route('**/api/folders/list?**', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.goto(e2e.world.url);
+    await page.getByTestId('choose-folder-shell').click();
+    await page.getByTestId('picker-repositories').getByTestId('pick-shop').click();
+    await page.getByTestId('choose-folder-shell').click();
+    await page.getByTestId('picker-open-lib').click();
+    await expect
+      .poll(() => page.getByTestId('picker-here').innerText(), { timeout: 5_000 })
+      .toBe(path.join(repo, 'lib'));
+    await page.getByTestId('picker-up').click();
+    await page.getByTestId('picker-up').click();
+    await expect
+      .poll(() => page.getByTestId('picker-here').innerText(), { timeout: 5_000 })
+      .toBe(path.join(e2e.world.dir, 'src'));
+    await context.close();
+  });
+
   it("shows the session's files and its changes, read-only", async () => {
     const { page, context } = await openPage(e2e.browser, screen);
     const id = await startFromCard(page, e2e.world.url, 'shell', repo);

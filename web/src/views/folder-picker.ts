@@ -27,6 +27,8 @@ class FolderPicker {
   private current: string;
   private parent: string;
   private done = false;
+  /** Folders asked for so far: only the answer to the last one is shown (an earlier one may come later). */
+  private asked = 0;
 
   constructor(
     start: string,
@@ -70,10 +72,14 @@ class FolderPicker {
   }
 
   private browse(folder: string): void {
+    const ask = ++this.asked;
+    // Up goes from the folder shown: not again until the one asked for shows (two quick clicks go up twice).
+    this.up.disabled = true;
     this.status.textContent = 'Loading…';
     api
       .subfolders(folder)
       .then((listing) => {
+        if (ask !== this.asked) return;
         this.current = listing.path;
         this.parent = listing.parent ?? listing.path;
         this.up.disabled = listing.parent === null;
@@ -91,7 +97,11 @@ class FolderPicker {
               ? 'Only the first 500 are shown.'
               : '';
       })
-      .catch((error: unknown) => (this.status.textContent = `Cannot open ${folder}: ${errorText(error)}`));
+      .catch((error: unknown) => {
+        if (ask !== this.asked) return;
+        this.up.disabled = this.parent === this.current;
+        this.status.textContent = `Cannot open ${folder}: ${errorText(error)}`;
+      });
   }
 
   private suggest(found: FolderSuggestions): void {
