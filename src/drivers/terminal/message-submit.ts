@@ -1,6 +1,6 @@
 import { withoutSpaces } from '../../core/screen-text.js';
 import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
-import type { ScreenSnapshot, TerminalScreen } from './screen.js';
+import { RETRY_SETTLE_MS, type ScreenSnapshot, type TerminalScreen } from './screen.js';
 import type { InjectResult, TerminalPort } from './terminal-port.js';
 
 /** How long a typed message may sit in the agent's input box after its Enter before Enter is typed again. */
@@ -12,8 +12,6 @@ export const SUBMIT_SEEN_MS = 2_000;
 export const SHOWN_LATE_MS = 6_000;
 /** Reads of the screen for that Enter, each typed only if the program wrote nothing since the read. */
 const ENTER_AGAIN_TRIES = 3;
-/** The wait for the screen to settle again between two reads. */
-const RETRY_SETTLE_MS = 250;
 /** How much of a message's first line, shown outside the box, means it was taken (short: a frame may cut it). */
 const SHOWN_CHARS = 12;
 
@@ -21,7 +19,9 @@ const SHOWN_CHARS = 12;
 export interface SubmitContext {
   screen: TerminalScreen;
   pty: TerminalPort;
-  vocabulary: ScreenVocabulary & Required<Pick<ScreenVocabulary, 'holdsUnsent'>>;
+  /** The agent's vocabulary: its box still holds the message; it sits idle at its box. */
+  holdsUnsent: NonNullable<ScreenVocabulary['holdsUnsent']>;
+  isIdle?: ScreenVocabulary['isIdle'];
   /** The caught-up screen shows what `check` looks for, now or at a settle within `maxMs`; whether it did. */
   untilScreen(check: (screen: ScreenSnapshot) => boolean, maxMs: number): Promise<boolean>;
   /** Calls `watch` at each settle until the returned function is called. */
@@ -46,7 +46,7 @@ export async function submitMessage(
 ): Promise<void> {
   let seen = false;
   const holds = (screen: ScreenSnapshot) => {
-    const held = ctx.vocabulary.holdsUnsent(screen, text);
+    const held = ctx.holdsUnsent(screen, text);
     seen ||= held;
     return held;
   };
@@ -59,21 +59,27 @@ export async function submitMessage(
   }
   if (await ctx.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS)) return;
   if (!seen) {
-    const held = await ctx.untilScreen((screen) => holds(screen) || tookIt(ctx, screen, text), SHOWN_LATE_MS);
-    if (!held || !seen) return;
+    const head = shownHead(text);
+    await ctx.untilScreen((screen) => holds(screen) || tookIt(ctx, screen, head), SHOWN_LATE_MS);
+    if (!seen) return;
     if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
   }
   await enterAgain(ctx, text, enter);
 }
 
-/** The agent is at work (not idle at its box), or shows the message outside its box: it took it. */
-function tookIt(ctx: SubmitContext, screen: ScreenSnapshot, text: string): boolean {
-  if (ctx.vocabulary.isIdle?.(screen) === false) return true;
+/** The start of a message's first line, as looked for on a screen ('' for a message of spaces). */
+function shownHead(text: string): string {
   const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
-  const head = withoutSpaces(firstLine).slice(0, SHOWN_CHARS);
-  return (
-    head !== '' && withoutSpaces(screen.text).includes(head) && !ctx.vocabulary.holdsUnsent(screen, text)
-  );
+  return withoutSpaces(firstLine).slice(0, SHOWN_CHARS);
+}
+
+/**
+ * The agent is at work (not idle at its box), or shows the message (`head`) outside its box: it took it.
+ * Called only on a screen whose box does not hold the message.
+ */
+function tookIt(ctx: SubmitContext, screen: ScreenSnapshot, head: string): boolean {
+  if (ctx.isIdle?.(screen) === false) return true;
+  return head !== '' && withoutSpaces(screen.text).includes(head);
 }
 
 /**
@@ -84,7 +90,7 @@ async function enterAgain(ctx: SubmitContext, text: string, enter: string): Prom
   for (let tries = 0; tries < ENTER_AGAIN_TRIES && !ctx.stopped(); tries++) {
     await ctx.screen.catchUp();
     const screen = ctx.screen.snapshot();
-    if (!ctx.vocabulary.holdsUnsent(screen, text)) return;
+    if (!ctx.holdsUnsent(screen, text)) return;
     const result = await ctx.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
     if (result.typed) return;
     await ctx.screen.nextSettle(RETRY_SETTLE_MS);

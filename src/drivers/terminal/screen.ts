@@ -17,6 +17,8 @@ function xterm(): typeof XTermHeadless {
 
 /** The screen settles (the detector looks) once output paused this long: a prompt shows only once it stops. */
 export const SCREEN_SETTLE_MS = 8;
+/** The wait for the screen to settle again before a caller reads it once more (a frame still being drawn). */
+export const RETRY_SETTLE_MS = 250;
 /**
  * A pause this long is a quiet moment: what is pending is parsed then, in slices, while output stays paused,
  * so the settle finds little left to parse (a prompt after a burst is not held up by the burst's backlog).

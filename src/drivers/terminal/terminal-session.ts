@@ -10,7 +10,7 @@ import { KeysRefused, keysEndingTheTurn, nextBoxFlip, replyKeys, type BoxFlip } 
 import { encodeTextInput } from './input.js';
 import { submitMessage, type SubmitContext } from './message-submit.js';
 import type { PtySpawnOptions } from './pty-process.js';
-import { ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
+import { RETRY_SETTLE_MS, ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
 import { LocalPty, type CellSize, type TerminalPort } from './terminal-port.js';
 
@@ -26,8 +26,6 @@ const INPUT_BOX_MAX_MS = 3_000;
  * keys (a spinner, a clock): each try reads the screen afresh.
  */
 const ANSWER_ATTEMPTS = 20;
-/** The wait for the screen to settle again between two tries. */
-const RETRY_SETTLE_MS = 250;
 /** Settles an answer waits for a prompt it does not see on screen before it says the prompt went. */
 const NOT_SHOWN_SETTLES = 2;
 
@@ -82,7 +80,7 @@ export class TerminalSession implements AgentDriver {
   private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
   private readonly typedElsewhere_: Array<(data: string) => void> = [];
-  /** Look at each settled screen while a message's keys go out (typeAndConfirm). */
+  /** Look at each settled screen while a message's keys go out (submitMessage). */
   private readonly settleWatchers = new Set<() => void>();
 
   /**
@@ -215,22 +213,18 @@ export class TerminalSession implements AgentDriver {
         gapMs: this.keyGapMs,
         settleBeforeLast: Boolean(body && enter && text.includes('\n')),
       });
-    const vocabulary = this.vocabulary;
-    if (body && enter && vocabulary?.holdsUnsent)
-      await submitMessage(
-        this.submitContext({ ...vocabulary, holdsUnsent: vocabulary.holdsUnsent }),
-        typed,
-        text,
-        enter,
-      );
+    const holdsUnsent = this.vocabulary?.holdsUnsent;
+    if (body && enter && holdsUnsent)
+      await submitMessage(this.submitContext(holdsUnsent), typed, text, enter);
     else await typed();
   }
 
-  private submitContext(vocabulary: SubmitContext['vocabulary']): SubmitContext {
+  private submitContext(holdsUnsent: SubmitContext['holdsUnsent']): SubmitContext {
     return {
       screen: this.screen,
       pty: this.pty,
-      vocabulary,
+      holdsUnsent,
+      ...(this.vocabulary?.isIdle ? { isIdle: this.vocabulary.isIdle } : {}),
       untilScreen: (check, maxMs) => this.untilScreen(check, maxMs),
       watchSettles: (watch) => {
         this.settleWatchers.add(watch);

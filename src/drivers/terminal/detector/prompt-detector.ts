@@ -108,14 +108,13 @@ export class PromptDetector {
     this.reportIdle(idle && !found);
     if (found) return this.raise(found);
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
-      this.dialogMissing();
+      this.dialogMissing(this.current.key);
     if (!idle) this.armSilenceChecks(screen);
   }
 
   /** The current dialog is not on the settled screen: gone now if it was not on the one before either. */
-  private dialogMissing(): void {
-    const key = this.current?.key ?? null;
-    if (key === null || this.missing === key) return this.clear();
+  private dialogMissing(key: string): void {
+    if (this.missing === key) return this.clear();
     this.missing = key;
     this.later(GONE_GRACE_MS, () => this.current?.key === key && this.clear());
   }
