@@ -1,6 +1,7 @@
 import type { PromptKind } from './events.js';
 import type { DetectedPrompt, ReplyAction } from './prompt.js';
 import { truncateExcerpt } from './prompt.js';
+import { QUESTION_END, YES_NO } from './prompt-headline.js';
 import { redactSecrets } from './redact.js';
 import { dedent, findMenu, isRule, lastContentRow, unbox, type Menu } from './screen-text.js';
 import type { ScreenView } from './screen-vocabulary.js';
@@ -9,12 +10,6 @@ import type { ScreenView } from './screen-vocabulary.js';
  * Prompt patterns any terminal program may show (seed 004 §5.1), read from the rendered screen near the
  * cursor: yes/no, press-enter, numbered menus, free text. High confidence when they match.
  */
-/**
- * A y/n question ends its line (or the text before the cursor): `Continue? (y/n) n` already holds its answer,
- * typed at the terminal, and asks nothing any more.
- */
-const YES_NO =
-  /(?:\((?:y\/n|yes\/no)\)|\[(?:y\/n|Y\/n|y\/N|yes\/no)\]|press '?y'? to continue|enter y or n|\(y\)es|\? ?\[?y\]?\/\[?n\]?)[\s:?>›»]*$/i;
 const CONFIRM_ENTER =
   /press (?:enter|return|any key)|\[press enter\]|hit (?:enter|return)|-- ?more ?--|\(END\)$/i;
 const MENU_QUESTION =
@@ -22,8 +17,6 @@ const MENU_QUESTION =
 const FREE_TEXT =
   /(?:password|passphrase|api key|token|secret|username|e-?mail|name|message|path|value|input|answer|enter [^:?]{1,40})\s*(?:\([^)]*\))?\s*[:?]\s*$/i;
 const QUESTION_LINE = /\?\s*(?:\([^)]*\)|\[[^\]]*\])?\s*$/;
-/** How a line that asks ends: `?`, `:`, or a bracketed hint after it (`[1-3]:`, `(y/n)`). */
-const QUESTION_END = /[?:]\s*(?:\([^)]*\)|\[[^\]]*\])?\s*[:?>]?\s*$/;
 /** A question whose answer is a secret: never stored, never shown, only its length (issue 12). */
 const SECRET_QUESTION =
   /pass(?:word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|private key|credential|one[- ]time code|\botp\b|2fa|verification code/i;

@@ -1,4 +1,5 @@
 import type { ChatTarget, ChatUser } from '../channels/contract.js';
+import { promptHeadline } from '../core/prompt-headline.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 
@@ -57,9 +58,7 @@ export function runChatCommand(command: string, args: string, ctx: CommandContex
       if (open.length === 0) return `${header}No prompts are waiting.`;
       return (
         header +
-        open
-          .map((p) => `• ${p.id.slice(0, 8)} ${p.kind}: ${p.excerpt.replace(/\s+/g, ' ').slice(0, 120)}`)
-          .join('\n')
+        open.map((p) => `• ${p.id.slice(0, 8)} ${p.kind}: ${promptHeadline(p.excerpt, 120)}`).join('\n')
       );
     }
     case 'help':

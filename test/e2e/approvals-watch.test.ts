@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, CliUnderPty } from '../support/cli-under-pty.js';
 import { waitFor } from '../support/wait.js';
@@ -81,5 +82,26 @@ describe('agent-bridge approvals --watch: an inbox in a second terminal', () => 
     await run.waitForText('msg [fix the login bug]');
     inbox.stdin.write(`/status\n`);
     await waitFor('status', () => output.includes('1 session(s) running'));
+  });
+
+  it('lists a prompt by its question, not by the output printed above it', async () => {
+    const run = runAsking(
+      'printf "compiled module alpha in 3.2 seconds\\ncompiled module beta in 4.1 seconds\\n"; ' +
+        'read -p "Deploy to prod? (y/n) " a; echo "got [$a]"; sleep 30',
+    );
+    await run.waitForText('Deploy to prod?');
+    const list = async () =>
+      (await promisify(execFile)(process.execPath, [CLI, 'approvals'], { env, cwd: dir })).stdout;
+    const row = await waitFor('the prompt listed', async () => (await list()).split('\n')[1], {
+      timeoutMs: 15_000,
+    });
+    expect(row.split('\t')).toEqual([
+      expect.stringMatching(/^[0-9a-f]{8}$/),
+      'custom',
+      'yes_no',
+      expect.stringMatching(/^\dm\d\ds$/),
+      'Deploy to prod? (y/n)',
+      'yes / no',
+    ]);
   });
 });

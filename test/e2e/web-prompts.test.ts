@@ -63,6 +63,11 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     const notice = other.page.locator('[data-testid^="notice-"]');
     await notice.first().waitFor({ timeout: 15_000 });
     expect(await notice.count()).toBe(1);
+    // In one line, what the program asks: not the shell's prompt and the command above it.
+    expect(await notice.first().locator('.notice-text').innerText()).toMatch(
+      /: Yes or no — Deploy now\? \(y\/n\)$/,
+    );
+    expect(await page.locator('.prompt-strip-text').innerText()).toBe('Waiting for you: Deploy now? (y/n)');
     // Not on the session's own terminal: its strip shows it there.
     expect(await page.locator('[data-testid^="notice-"]').count()).toBe(0);
     const [box] = await rect(other.page, '[data-testid^="notice-"]');

@@ -227,6 +227,20 @@ describe('Telegram relay', () => {
     await withButtons();
     fake.userSendsText({ userId: OWNER, text: '/approvals' });
     await reply(/permission: Do you want to proceed\?/);
+    // A shell's question after its output: listed by the question, not by the lines above it.
+    const output = 'compiled module alpha in 3.2 seconds\n'.repeat(4);
+    openPrompt(
+      s.id,
+      yesNoPrompt({
+        excerpt: `${output}Deploy to prod? (y/n)`,
+        detail: `${output}Deploy to prod? (y/n)`,
+        key: 'yes_no|deploy',
+      }),
+    );
+    await fake.waitForMessage((m) => hasButtons(m) && /Deploy to prod/.test(m.text ?? ''), 10_000);
+    fake.userSendsText({ userId: OWNER, text: '/approvals' });
+    const listed = await reply(/yes_no: /);
+    expect(listed.text).toMatch(/• [0-9a-f]{8} yes_no: Deploy to prod\? \(y\/n\)$/m);
     fake.userSendsText({ userId: OWNER, text: '/help' });
     await reply(/Prompts arrive here with buttons/);
     fake.userSendsText({ userId: STRANGER, text: '/status' });

@@ -58,6 +58,12 @@ describe('Slack prompt messages', () => {
     expect(message.text).toBe('🔔 Permission · claude · proj: Bash: touch x');
   });
 
+  it('the notification line holds what is asked, not the output above it', () => {
+    const output = 'compiled module alpha in 3.2 seconds\n'.repeat(3);
+    const prompt = view({ kind: 'yes_no', choices: [], excerpt: `${output}Deploy to prod? (y/n)` });
+    expect(promptMessage(prompt).text).toBe('🔔 Yes or no · claude · proj: Deploy to prod? (y/n)');
+  });
+
   it('yes/no, press Enter, free text and "possibly waiting" prompts get buttons of their own', () => {
     const bare = { choices: [], allowForSessionChoice: null, textChoice: null };
     expect(labels(view({ ...bare, kind: 'yes_no', safeDefault: 'no' }))).toEqual([

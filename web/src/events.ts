@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../src/core/prompt-headline.js';
 import { wsUrl } from './api.js';
 import { notifyPrompt } from './notify.js';
 import { go } from './router.js';
@@ -56,7 +57,7 @@ export function connectEvents(): ReconnectingSocket {
 /** A new prompt: one notice for it (gone once it is resolved), and a browser notification if allowed. */
 function announce(prompt: Prompt): void {
   const where = [prompt.origin.agent, prompt.origin.label].filter(Boolean).join(' · ');
-  const excerpt = prompt.excerpt.length > 120 ? `${prompt.excerpt.slice(0, 119)}…` : prompt.excerpt;
+  const excerpt = promptHeadline(prompt.excerpt, 120);
   notifyPromptWaiting({
     id: prompt.id,
     sessionId: prompt.sessionId,

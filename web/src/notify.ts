@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../src/core/prompt-headline.js';
 import type { Prompt } from './types.js';
 
 /**
@@ -48,7 +49,7 @@ export function notifyLabel(state: NotifyState): string {
 /** Shows "agent-bridge: <kind> — <excerpt>"; through the service worker where there is one (Android). */
 export async function notifyPrompt(prompt: Prompt): Promise<void> {
   if (notifyState() !== 'on') return;
-  const title = `agent-bridge: ${prompt.kind} — ${prompt.excerpt}`.slice(0, 120);
+  const title = `agent-bridge: ${prompt.kind} — ${promptHeadline(prompt.excerpt, 100)}`;
   const options: NotificationOptions = {
     body: `${prompt.origin.agent} · ${prompt.origin.label} · ${prompt.origin.host}`,
     tag: `prompt-${prompt.id}`,

@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../core/prompt-headline.js';
 import { encodeButton } from '../callback-data.js';
 import type { PanelButton, PromptOutcome, PromptView } from '../contract.js';
 import { choicesCut, describeDecider, planButtons, shorten, type ButtonStyle } from '../prompt-buttons.js';
@@ -74,7 +75,7 @@ export function outcomeMessage(prompt: PromptView, outcome: PromptOutcome): Prom
 
 function fallbackText(prompt: PromptView): string {
   const { origin } = prompt;
-  const excerpt = prompt.excerpt.replace(/\s+/g, ' ');
+  const excerpt = promptHeadline(prompt.excerpt, FALLBACK_MAX);
   return shorten(
     escapeMrkdwn(`🔔 ${KIND_TITLES[prompt.kind]} · ${origin.agent} · ${origin.label}: ${excerpt}`),
     FALLBACK_MAX,

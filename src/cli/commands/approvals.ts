@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../core/prompt-headline.js';
 import { answerPrompt } from '../../sessions/answer-prompt.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
@@ -46,7 +47,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
           agent,
           p.kind,
           formatIn(p.expiresAt - now),
-          oneLine(p.excerpt, 60),
+          promptHeadline(p.excerpt, 60),
           choicesText(p),
         ];
       }),

@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../../src/core/prompt-headline.js';
 import { button, h, replace, replaceIfChanged } from '../dom.js';
 import { recordingId } from '../format.js';
 import { href, sessionRoute } from '../router.js';
@@ -321,7 +322,11 @@ class SessionView {
     strip.hidden = prompts.length === 0;
     const first = prompts[0];
     replace(strip, [
-      first ? h('span', { class: 'prompt-strip-text' }, [`Waiting for you: ${first.excerpt}`]) : null,
+      first
+        ? h('span', { class: 'prompt-strip-text' }, [
+            `Waiting for you: ${promptHeadline(first.excerpt, 160)}`,
+          ])
+        : null,
       h('a', { class: 'btn btn-small btn-primary', href: href({ name: 'inbox' }) }, [
         prompts.length > 1 ? `Answer (${prompts.length})` : 'Answer',
       ]),
