@@ -78,6 +78,9 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     await inbox.page.goto(`${new URL(e2e.world.url).origin}/#/inbox`);
     await cards(inbox.page).first().waitFor({ timeout: 10_000 });
     expect(await inbox.page.locator('[data-testid^="notice-"]').count()).toBe(0);
+    // The card asks the question; the lines above it (the command typed) are in its full text.
+    expect(await inbox.page.locator('[data-testid^="question-"]').innerText()).toBe('Deploy now? (y/n)');
+    expect(await inbox.page.locator('[data-testid^="detail-"]').innerText()).toContain('read -p');
 
     await page.keyboard.press('y');
     await page.keyboard.press('Enter');
@@ -114,10 +117,13 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     const [first, second] = await cards(page).evaluateAll((all) =>
       all.map((c) => c.getAttribute('data-testid')),
     );
-    // Tab from the top of the page to the first card's first answer.
-    for (let i = 0; i < 30 && (await focusedCard()) !== first; i++) await page.keyboard.press('Tab');
+    // Tab from the top of the page to the first card's first answer (past its full text, which scrolls).
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    const onFirstAnswer = async () =>
+      (await focusedCard()) === first && (await focusedText()).includes('Yes');
+    for (let i = 0; i < 30 && !(await onFirstAnswer()); i++) await page.keyboard.press('Tab');
     expect(await focusedCard()).toBe(first);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Yes');
+    expect(await focusedText()).toContain('Yes');
     await page.keyboard.press('Enter');
     await expect.poll(focusedCard, { timeout: 10_000 }).toBe(second);
     await page.keyboard.press('Enter');

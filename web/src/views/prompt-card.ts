@@ -1,3 +1,4 @@
+import { promptHeadline } from '../../../src/core/prompt-headline.js';
 import { api, ApiError } from '../api.js';
 import { append, button, h, type Child } from '../dom.js';
 import { timeLeft } from '../format.js';
@@ -52,7 +53,7 @@ export function promptCard(
   };
 
   const origin = prompt.origin;
-  const question = prompt.excerpt.trim() || KIND_TITLES[prompt.kind];
+  const question = promptHeadline(prompt.excerpt, 200) || KIND_TITLES[prompt.kind];
   const detail = prompt.detail.trim();
   // The full text, when it says more than the question (the command, the diff, the plan).
   const more = detail && !question.includes(detail) ? detail : null;
