@@ -35,6 +35,15 @@ describe('agent-bridge logs', () => {
     expect(ids).toEqual(['session-2998', 'session-2999']);
   });
 
+  it('--json before anything was logged prints no line (the note goes to stderr)', async () => {
+    const fresh = path.join(dir, 'fresh');
+    const result = await cli(['logs', '--json'], { ...env, AGENT_BRIDGE_HOME: fresh });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toBe(`agent-bridge: no audit log yet (${path.join(fresh, 'audit.log')})\n`);
+    const human = await cli(['logs'], { ...env, AGENT_BRIDGE_HOME: fresh });
+    expect(human.stdout).toBe(`no audit log yet (${path.join(fresh, 'audit.log')})\n`);
+  });
+
   it('--tail prints entries as they are written, each once', async () => {
     store.audit.record('SESSION_START', { session_id: 'before' });
     follower = new CliUnderPty(['logs', '--tail', '-n', '1'], { cwd: dir, env });

@@ -22,7 +22,9 @@ export async function logsCommand(
       throw new CliFailure(
         `the audit log is missing (${file}), but the database recorded ${head.seq} entries: it was deleted (agent-bridge audit verify reports it)`,
       );
-    target.write(`no audit log yet (${file})\n`);
+    // JSON lines for a script: none. The note is for a person, who reads stderr too.
+    if (options.json) process.stderr.write(`agent-bridge: no audit log yet (${file})\n`);
+    else target.write(`no audit log yet (${file})\n`);
     return;
   }
   // Only the end is read: -n 20 of a log of a hundred megabytes costs what -n 20 of a small one does.
