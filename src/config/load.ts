@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import type { ZodIssue } from 'zod';
+import { knownKeysAt } from './known-keys.js';
 import { configSchema, type Config } from './schema.js';
 
 export const CONFIG_FILE_NAME = 'agent-bridge.yaml';
@@ -96,8 +97,7 @@ function describeIssue(
   const key = issue.path.map(String);
   const where = key.length ? keyPath(key) : '(top level)';
   let message = issue.message;
-  if (issue.code === 'unrecognized_keys')
-    message = `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') message = unknownKeys(issue.keys, issue.path);
   else if (issue.code === 'invalid_type') {
     const found = valueAt(raw, key);
     message =
@@ -107,6 +107,17 @@ function describeIssue(
   }
   const target = issue.code === 'unrecognized_keys' ? [...key, issue.keys[0]!] : key;
   return `${file}:${lineOf(doc, lines, target)}: ${where}: ${oneLine(message)}`;
+}
+
+/** The keys not known there, and the ones that are: what to write instead. */
+function unknownKeys(keys: readonly string[], path: ReadonlyArray<PropertyKey>): string {
+  const known = knownKeysAt(
+    configSchema,
+    path.map((part) => (typeof part === 'number' ? part : String(part))),
+  );
+  const named = keys.map((k) => JSON.stringify(k)).join(', ');
+  const unknown = `unknown key${keys.length > 1 ? 's' : ''} ${named}`;
+  return known.length > 0 ? `${unknown} (the keys here: ${known.join(', ')})` : unknown;
 }
 
 /** `repos.0.dir`; a key that is not a plain word is quoted, so the message stays one readable line. */

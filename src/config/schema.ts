@@ -192,7 +192,7 @@ export const configSchema = z
     defaults: defaults.prefault({}),
     channels: z
       .object({ telegram: telegram.optional(), discord: discord.optional(), slack: slack.optional() })
-      .passthrough()
+      .strict()
       .prefault({}),
     repos: z.array(repo).default([]),
     cluster: cluster.optional(),

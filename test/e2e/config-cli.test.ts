@@ -175,7 +175,9 @@ describe('agent-bridge add-repo', () => {
     writeFileSync(workFile(), broken);
     const result = await cli(['add-repo', '--dir', '../src/api', '--channel', 'web:1']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`agent-bridge: ${workFile()}:3: channels.telegram: unknown key "tokn"\n`);
+    expect(result.stderr).toBe(
+      `agent-bridge: ${workFile()}:3: channels.telegram: unknown key "tokn" (the keys here: token, allowed_users, chat_ids, api_root)\n`,
+    );
     expect(readFileSync(workFile(), 'utf8')).toBe(broken);
   });
 
@@ -233,7 +235,7 @@ describe('agent-bridge config check', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: `agent-bridge: ${workFile()}:4: repos.0: unknown key "agnet"\n`,
+      stderr: `agent-bridge: ${workFile()}:4: repos.0: unknown key "agnet" (the keys here: name, dir, agent, driver, command, args, channels, model, permission, isolation, startup, thread, threads)\n`,
     });
     const json = await cli(['config', 'check', '--json']);
     expect(json.code).toBe(2);
@@ -241,7 +243,7 @@ describe('agent-bridge config check', () => {
       ok: false,
       valid: false,
       file: workFile(),
-      error: `${workFile()}:4: repos.0: unknown key "agnet"`,
+      error: `${workFile()}:4: repos.0: unknown key "agnet" (the keys here: name, dir, agent, driver, command, args, channels, model, permission, isolation, startup, thread, threads)`,
     });
   });
 

@@ -106,7 +106,7 @@ describe('channels that are not set up', () => {
     const result = await cli(['run', 'shell', '--approve-from', 'telegram'], env);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `agent-bridge: ${configFile()}:5: channels.telegram: unknown key "colour"`,
+      `agent-bridge: ${configFile()}:5: channels.telegram: unknown key "colour" (the keys here: token, allowed_users, chat_ids, api_root)`,
     );
   });
 

@@ -40,7 +40,20 @@ describe('configuration', () => {
     ],
     [
       'channels:\n  telegram:\n    tokn: abc\n    allowed_users: [1]\n',
-      'agent-bridge.yaml:3: channels.telegram: unknown key "tokn"',
+      'agent-bridge.yaml:3: channels.telegram: unknown key "tokn" (the keys here: token, allowed_users, chat_ids, api_root)',
+    ],
+    // A channel agent-bridge does not have is refused, not listed as configured.
+    [
+      'channels:\n  whatsapp:\n    token: abc\n',
+      'agent-bridge.yaml:2: channels: unknown key "whatsapp" (the keys here: telegram, discord, slack)',
+    ],
+    [
+      'repos:\n  - name: a\n    folder: /x\n    agnet: claude\n',
+      'agent-bridge.yaml:3: repos.0: unknown keys "folder", "agnet" (the keys here: name, dir, agent, driver, command, args, channels, model, permission, isolation, startup, thread, threads)',
+    ],
+    [
+      'bogus: 1\n',
+      'agent-bridge.yaml:1: (top level): unknown key "bogus" (the keys here: defaults, channels, repos, cluster)',
     ],
     [
       'channels:\n  telegram:\n    token: abc\n    allowed_users: []\n',
