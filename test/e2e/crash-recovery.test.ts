@@ -74,10 +74,26 @@ describe('agent-bridge run killed while a prompt waits', () => {
     const unattended = await cli(['approvals', 'answer', prompt.id, 'y'], env);
     expect(unattended.code).toBe(1);
     expect(unattended.stderr).toContain(`agent-bridge attach ${prompt.session.slice(0, 8)}`);
+    // And the list says so: no time left counts down where nobody would apply it.
+    const listed = await cli(['approvals'], env);
+    expect(listed.stdout.split('\n')[1]!.split('\t').slice(2, 5)).toEqual([
+      'yes_no',
+      'unattended',
+      'Deploy to production? (y/n)',
+    ]);
+    expect(listed.stderr).toBe(
+      `agent-bridge: unattended: no agent-bridge controls that session to type an answer or apply a timeout: agent-bridge attach ${prompt.session.slice(0, 8)}, or start agent-bridge serve\n`,
+    );
+    const attendedNow = async () =>
+      (await cliJson<Array<{ id: string; attended: boolean }>>(['approvals'], env)).find(
+        (p) => p.id === prompt.id,
+      )?.attended;
+    expect(await attendedNow()).toBe(false);
 
     // Attached from another terminal: the question is on its screen, and it takes the session over.
     const attached = startCli(['attach', prompt.session.slice(0, 6)]);
     await attached.waitForText('Deploy to production? (y/n)');
+    await waitFor('the prompt attended', async () => (await attendedNow()) === true);
     await waitFor('attach to take the session over', async () => {
       const answer = await cli(['approvals', 'answer', prompt.id, 'y'], env);
       return answer.code === 0 ? answer : null;

@@ -1,4 +1,5 @@
 import { promptHeadline } from '../../core/prompt-headline.js';
+import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
 import { answerPrompt } from '../../sessions/answer-prompt.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
@@ -14,6 +15,12 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
     reapDeadSessions(store);
     const open = store.prompts.open();
     const sessions = new Map(store.sessions.list({ all: true }).map((s) => [s.id, s]));
+    // A session no agent-bridge controls (run --detach, its run killed, no serve) has nobody to type an answer
+    // or apply a prompt's expiry: it waits for `attach` or `serve`.
+    const attended = (p: PromptRecord) => {
+      const session = sessions.get(p.sessionId);
+      return !session || store.sessions.controllerAlive(session, isProcessAlive);
+    };
     if (options.json) {
       printJson(
         target,
@@ -22,6 +29,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
           agent: sessions.get(p.sessionId)?.agent ?? null,
           cwd: sessions.get(p.sessionId)?.cwd ?? null,
           machine: sessions.get(p.sessionId)?.host ?? null,
+          attended: attended(p),
         })),
       );
       return;
@@ -46,12 +54,17 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
           ...(machines ? [session?.host ?? '?'] : []),
           agent,
           p.kind,
-          formatIn(p.expiresAt - now),
+          attended(p) ? formatIn(p.expiresAt - now) : paint(target, 'yellow', 'unattended'),
           promptHeadline(p.excerpt, 60),
           choicesText(p),
         ];
       }),
     );
+    const waiting = [...new Set(open.filter((p) => !attended(p)).map((p) => p.sessionId.slice(0, 8)))];
+    if (waiting.length > 0)
+      process.stderr.write(
+        `agent-bridge: unattended: no agent-bridge controls ${waiting.length === 1 ? 'that session' : 'those sessions'} to type an answer or apply a timeout: agent-bridge attach ${waiting[0]}, or start agent-bridge serve\n`,
+      );
   } finally {
     store.close();
   }
