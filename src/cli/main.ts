@@ -211,7 +211,7 @@ function addApprovalCommands(program: Command): void {
       const { answerCommand } = await import('./commands/approvals.js');
       // `approvals` has a --json of its own, which commander gives it wherever it is typed: read both.
       const options = command.optsWithGlobals<{ json?: boolean }>();
-      process.exitCode = answerCommand(id, answer.join(' '), options);
+      process.exitCode = await answerCommand(id, answer.join(' '), options);
     });
 
   program

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cli, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
+import { auditEntries, cli, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
 import { endSessionHosts, sessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 
@@ -70,11 +70,7 @@ describe('agent-bridge run killed while a prompt waits', () => {
     const sessions = await cliJson<Array<{ id: string; status: string }>>(['status'], env);
     expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('active');
     expect((await thePrompt('Deploy to production?')).id).toBe(prompt.id);
-    // Nothing controls it now to type an answer: said so, with what to do; nothing is typed.
-    const unattended = await cli(['approvals', 'answer', prompt.id, 'y'], env);
-    expect(unattended.code).toBe(1);
-    expect(unattended.stderr).toContain(`agent-bridge attach ${prompt.session.slice(0, 8)}`);
-    // And the list says so: no time left counts down where nobody would apply it.
+    // Nothing controls it now: the list says so, with no time left counting down where nobody applies it.
     const listed = await cli(['approvals'], env);
     expect(listed.stdout.split('\n')[1]!.split('\t').slice(2, 5)).toEqual([
       'yes_no',
@@ -82,7 +78,7 @@ describe('agent-bridge run killed while a prompt waits', () => {
       'Deploy to production? (y/n)',
     ]);
     expect(listed.stderr).toBe(
-      `agent-bridge: unattended: no agent-bridge controls that session to type an answer or apply a timeout: agent-bridge attach ${prompt.session.slice(0, 8)}, or start agent-bridge serve\n`,
+      `agent-bridge: unattended: no agent-bridge watches that session, so its prompts do not time out; an answer here is still typed (agent-bridge attach ${prompt.session.slice(0, 8)}, or agent-bridge serve, watches it)\n`,
     );
     const attendedNow = async () =>
       (await cliJson<Array<{ id: string; attended: boolean }>>(['approvals'], env)).find(
@@ -102,6 +98,44 @@ describe('agent-bridge run killed while a prompt waits', () => {
     const again = await cli(['approvals', 'answer', prompt.id, 'n'], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already/);
+    expect((await cli(['audit', 'verify'], env)).code).toBe(0);
+  });
+
+  it('with nobody attached, approvals answer takes the session over, types the answer once and lets it go', async () => {
+    const script =
+      'read -p "Ship it? (y/n) " a; echo "got $a"; read -p "And tag it? (y/n) " b; echo "tag $b"; sleep 30';
+    const started = await cli(['run', '--detach', 'custom', '--', 'bash', '--norc', '-c', script], env);
+    expect(started.code).toBe(0);
+    const ship = await thePrompt('Ship it?');
+    const answered = await cli(['approvals', 'answer', ship.id.slice(0, 6), 'y'], env);
+    expect(answered).toMatchObject({ code: 0, stderr: '' });
+    expect(answered.stdout).toBe(
+      `answered ${ship.id.slice(0, 8)}: yes (typed from here: no agent-bridge was watching the session)\n`,
+    );
+    // Typed once, by this command, which then let the session go: the next question waits, unattended.
+    const tag = await thePrompt('And tag it?');
+    const [row] = (await cliJson<Array<{ id: string; attended: boolean }>>(['approvals'], env)).filter(
+      (p) => p.id === tag.id,
+    );
+    expect(row?.attended).toBe(false);
+    const events = await auditEntries(env);
+    expect(events.filter((e) => e.event === 'REPLY_INJECTED').map((e) => e.prompt_id)).toEqual([ship.id]);
+    expect(events.filter((e) => e.event === 'SESSION_DETACHED').map((e) => e.reason)).toEqual([
+      'run --detach',
+      'approvals answer',
+    ]);
+    const again = await cli(['approvals', 'answer', ship.id, 'n'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already/);
+    // The shell got exactly one answer, and the second one now, the same way, with --json.
+    const second = await cliJson<{ ok: boolean; typedHere: boolean }>(
+      ['approvals', 'answer', tag.id, 'n'],
+      env,
+    );
+    expect(second).toMatchObject({ ok: true, typedHere: true });
+    const attached = startCli(['attach', ship.session.slice(0, 8)]);
+    await attached.waitForText('tag n');
+    expect((await attached.screen()).match(/got y/g)).toHaveLength(1);
     expect((await cli(['audit', 'verify'], env)).code).toBe(0);
   });
 

@@ -1,6 +1,12 @@
 import { promptHeadline } from '../../core/prompt-headline.js';
 import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
+import { systemClock } from '../../core/clock.js';
 import { answerPrompt } from '../../sessions/answer-prompt.js';
+import {
+  answerUnattended,
+  unattendedSession,
+  type UnattendedOutcome,
+} from '../../sessions/host/answer-unattended.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
 import { openStore } from '../../store/store.js';
@@ -15,8 +21,8 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
     reapDeadSessions(store);
     const open = store.prompts.open();
     const sessions = new Map(store.sessions.list({ all: true }).map((s) => [s.id, s]));
-    // A session no agent-bridge controls (run --detach, its run killed, no serve) has nobody to type an answer
-    // or apply a prompt's expiry: it waits for `attach` or `serve`.
+    // A session no agent-bridge controls (run --detach, its run killed, no serve) has nobody to apply a prompt's
+    // expiry (`approvals answer` takes it over to type an answer).
     const attended = (p: PromptRecord) => {
       const session = sessions.get(p.sessionId);
       return !session || store.sessions.controllerAlive(session, isProcessAlive);
@@ -63,43 +69,74 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
     const waiting = [...new Set(open.filter((p) => !attended(p)).map((p) => p.sessionId.slice(0, 8)))];
     if (waiting.length > 0)
       process.stderr.write(
-        `agent-bridge: unattended: no agent-bridge controls ${waiting.length === 1 ? 'that session' : 'those sessions'} to type an answer or apply a timeout: agent-bridge attach ${waiting[0]}, or start agent-bridge serve\n`,
+        `agent-bridge: unattended: no agent-bridge watches ${waiting.length === 1 ? 'that session' : 'those sessions'}, so ${waiting.length === 1 ? 'its' : 'their'} prompts do not time out; an answer here is still typed (agent-bridge attach ${waiting[0]}, or agent-bridge serve, watches it)\n`,
       );
   } finally {
     store.close();
   }
 }
 
-export function answerCommand(
+export async function answerCommand(
   id: string,
   answer: string,
   options: { json?: boolean },
   target: OutputTarget = stdoutTarget,
-): number {
+): Promise<number> {
   if (!answer.trim() && answer !== '')
     throw new UsageError('give an answer: a choice number, yes, no, enter, default, cancel or text');
   const store = openStore();
   try {
-    const outcome = answerPrompt(store, { promptRef: id, raw: answer, decidedBy: `cli:${userName()}` });
-    if (options.json) {
-      printJson(
-        target,
-        outcome.ok
-          ? { ok: true, prompt: outcome.record.id, answer: outcome.summary }
-          : { ok: false, code: outcome.code, reason: outcome.reason },
+    const request = { promptRef: id, raw: answer, decidedBy: `cli:${userName()}` };
+    // No agent-bridge controls its session (run --detach, no serve): this command types the answer itself.
+    const unattended = unattendedSession(store, id);
+    const outcome: UnattendedOutcome = unattended
+      ? await answerUnattended(store, request, unattended, systemClock, (line) =>
+          process.stderr.write(`agent-bridge: ${line}\n`),
+        )
+      : answerPrompt(store, request);
+    const notTyped = outcome.ok && outcome.typing?.typed === false ? outcome.typing : null;
+    const failed = notTyped !== null;
+    if (options.json) printJson(target, answerJson(outcome));
+    else if (!outcome.ok) process.stderr.write(`agent-bridge: ${outcome.reason}\n`);
+    else if (failed)
+      process.stderr.write(
+        `agent-bridge: ${outcome.record.id.slice(0, 8)}: ${outcome.summary} was recorded but not typed: ${notTyped.note ?? 'the prompt ended'}\n`,
       );
-    } else if (outcome.ok) {
-      target.write(`answered ${outcome.record.id.slice(0, 8)}: ${outcome.summary}\n`);
-    } else {
-      process.stderr.write(`agent-bridge: ${outcome.reason}\n`);
-    }
-    if (outcome.ok) return 0;
+    else
+      target.write(`answered ${outcome.record.id.slice(0, 8)}: ${outcome.summary}${typingNote(outcome)}\n`);
+    if (outcome.ok) return failed ? 1 : 0;
     return outcome.code === 'bad_reply' || outcome.code === 'not_found' || outcome.code === 'ambiguous'
       ? 2
       : 1;
   } finally {
     store.close();
   }
+}
+
+function answerJson(outcome: UnattendedOutcome) {
+  if (!outcome.ok) return { ok: false, code: outcome.code, reason: outcome.reason };
+  const typing = outcome.typing;
+  if (typing?.typed === false)
+    return {
+      ok: false,
+      code: 'not_typed',
+      reason: typing.note ?? 'the prompt ended',
+      prompt: outcome.record.id,
+    };
+  return {
+    ok: true,
+    prompt: outcome.record.id,
+    answer: outcome.summary,
+    ...(typing ? { typedHere: typing.typed === true } : {}),
+  };
+}
+
+function typingNote(outcome: UnattendedOutcome & { ok: true }): string {
+  if (!outcome.typing) return '';
+  const session = outcome.record.sessionId.slice(0, 8);
+  return outcome.typing.typed === 'later'
+    ? ` (recorded: it is typed once the prompts before it are answered, by agent-bridge attach ${session} or serve)`
+    : ' (typed from here: no agent-bridge was watching the session)';
 }
 
 export function publicPrompt(p: PromptRecord) {

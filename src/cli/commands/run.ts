@@ -192,7 +192,7 @@ async function runDetached(
   if (!options.quiet) {
     const id = session.id.slice(0, 8);
     process.stderr.write(
-      `agent-bridge: session ${id} runs detached: agent-bridge attach ${id}${detachKey === null ? '' : ` (${describeDetachKey(detachKey)} detaches)`}; its prompts are in agent-bridge approvals, answered while agent-bridge serve runs or a terminal is attached\n`,
+      `agent-bridge: session ${id} runs detached: agent-bridge attach ${id}${detachKey === null ? '' : ` (${describeDetachKey(detachKey)} detaches)`}; its prompts: agent-bridge approvals\n`,
     );
   }
   process.stdout.write(`${session.id}\n`);
