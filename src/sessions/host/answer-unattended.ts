@@ -7,7 +7,7 @@ import type { SessionRecord } from '../../store/session-store.js';
 import { openStore, type Store } from '../../store/store.js';
 import { AgentSession } from '../agent-session.js';
 import { answerPrompt, type AnswerOutcome, type AnswerRequest } from '../answer-prompt.js';
-import { HostConnection } from './host-connection.js';
+import { headlessControllerOptions, HostConnection } from './host-connection.js';
 import { viewOf } from './hosted-terminal.js';
 
 /** How long the answer may take to be typed before this process lets the session go with it recorded. */
@@ -50,17 +50,9 @@ export async function answerUnattended(
   clock: Clock,
   onNotice: (line: string) => void,
 ): Promise<UnattendedOutcome> {
-  const connection = await HostConnection.open({
-    dataDir: store.dir,
-    socket: session.sessionHost!.socket,
-    client: 'cli',
-    control: 'if-free',
-    output: false,
-    screens: true,
-    drives: true,
-    linesAfter: session.linesRead,
-    clock,
-  }).catch(() => null);
+  const connection = await HostConnection.open(
+    headlessControllerOptions(store.dir, session, 'cli', 'if-free', clock),
+  ).catch(() => null);
   if (!connection || connection.welcome.control !== 'granted') {
     connection?.close();
     return answerPrompt(store, request);

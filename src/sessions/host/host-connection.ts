@@ -44,6 +44,31 @@ export interface ConnectOptions {
   clock: Clock;
 }
 
+/**
+ * A controller with no terminal of its own (`serve`, `approvals answer`) connecting to the session a record
+ * names: it reads the screen the host keeps, not the output, and the lines its chats have not read.
+ */
+export function headlessControllerOptions(
+  dataDir: string,
+  record: { sessionHost: { socket: string } | null; linesRead: number },
+  client: ClientKind,
+  control: Hello['control'],
+  clock: Clock,
+): ConnectOptions {
+  const socket = record.sessionHost!.socket;
+  return {
+    dataDir,
+    socket,
+    client,
+    control,
+    output: false,
+    screens: true,
+    drives: true,
+    linesAfter: record.linesRead,
+    clock,
+  };
+}
+
 let wsClient: Promise<typeof WsModule> | null = null;
 
 /**

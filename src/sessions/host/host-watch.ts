@@ -7,7 +7,7 @@ import type { Store } from '../../store/store.js';
 import { AgentSession } from '../agent-session.js';
 import type { LiveSessions } from '../live-sessions.js';
 import { SharedStoreChanges } from '../store-watcher.js';
-import { HostConnection } from './host-connection.js';
+import { headlessControllerOptions, HostConnection } from './host-connection.js';
 import { viewOf } from './hosted-terminal.js';
 import type { HostView } from './remote-port.js';
 
@@ -72,17 +72,9 @@ export class SessionHostWatch {
   /** Connects as the next controller: control at once if no one has it, else when it is let go. */
   private async reach(record: SessionRecord): Promise<void> {
     const { store, clock } = this.options;
-    const connection = await HostConnection.open({
-      dataDir: store.dir,
-      socket: record.sessionHost!.socket,
-      client: 'serve',
-      control: 'wait',
-      output: false,
-      screens: true,
-      drives: true,
-      linesAfter: record.linesRead,
-      clock,
-    }).catch((error: unknown) => {
+    const connection = await HostConnection.open(
+      headlessControllerOptions(store.dir, record, 'serve', 'wait', clock),
+    ).catch((error: unknown) => {
       this.options.log(`session ${record.id.slice(0, 8)}: ${(error as Error).message}`);
       return null;
     });
