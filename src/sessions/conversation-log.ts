@@ -8,6 +8,8 @@ import type {
 } from '../channels/web/conversation-types.js';
 import type { Clock } from '../core/clock.js';
 import type { AgentEvent, AgentUsage } from '../core/events.js';
+import { promptHeadline } from '../core/prompt-headline.js';
+import { EXCERPT_MAX_CHARS } from '../core/prompt.js';
 import { redactSecrets } from '../core/redact.js';
 import { readEditMessage, readPlanText } from '../drivers/structured/edit-text.js';
 
@@ -82,7 +84,11 @@ export class ConversationLog {
     if (event.type === 'message') this.message(event.text);
     else if (event.type === 'activity') this.activity(event.phase, event.tool ?? 'tool', event.text);
     else if (event.type === 'prompt')
-      this.add({ kind: 'prompt', promptKind: event.prompt.kind, text: this.text(event.prompt.excerpt) });
+      this.add({
+        kind: 'prompt',
+        promptKind: event.prompt.kind,
+        text: this.text(promptHeadline(event.prompt.excerpt, EXCERPT_MAX_CHARS)),
+      });
     else if (event.type === 'status') this.status(event.state, event.usage);
     else if (event.type === 'exit') this.onExit(event.exit);
   }

@@ -155,11 +155,25 @@ describe('a structured session as a conversation', () => {
         key: 'k',
       },
     });
+    // A question asked after output is noted by the line that asks.
+    conversation.record({
+      type: 'prompt',
+      prompt: {
+        kind: 'yes_no',
+        confidence: 'high',
+        excerpt: 'compiled alpha in 3.2 s\ncompiled beta in 4.1 s\nDeploy to prod? (y/n)',
+        detail: '',
+        choices: [],
+        safeDefault: null,
+        key: 'k2',
+      },
+    });
     const entries = conversation.snapshot(true).entries;
     expect(entries).toMatchObject([
       { kind: 'person', outcome: 'queued', text: 'use [redacted] please' },
       { kind: 'agent' },
       { kind: 'prompt', promptKind: 'permission', text: 'touch a.txt' },
+      { kind: 'prompt', promptKind: 'yes_no', text: 'Deploy to prod? (y/n)' },
     ]);
     expect(JSON.stringify(entries)).not.toContain(key);
   });
