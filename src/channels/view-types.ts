@@ -1,4 +1,5 @@
 import type { Confidence, PromptChoice, PromptKind } from '../core/events.js';
+import { promptHeadline } from '../core/prompt-headline.js';
 
 /** What channels show of a prompt: plain data, shared with the browser app (no Node types here). */
 
@@ -44,4 +45,18 @@ export const KIND_TITLES: Record<PromptKind, string> = {
 /** ✅ for an answer that lets the agent go on, ❌ for one that says no (deny, reject). */
 export function answerIcon(answer: string | null): string {
   return answer && /^(\d+\. )?(no|deny|reject)\b/i.test(answer) ? '❌' : '✅';
+}
+
+/** The longest subject line a chat message of a prompt gets. */
+const SUBJECT_MAX = 200;
+
+/**
+ * A chat message's subject line: what is asked, in one line, above the full text (a phone's notification shows
+ * a message's first lines, where a shell's full text starts with the output above its question). Null when
+ * the full text says just that.
+ */
+export function promptSubject(prompt: Pick<PromptView, 'excerpt' | 'detail'>): string | null {
+  const subject = promptHeadline(prompt.excerpt, SUBJECT_MAX);
+  const detail = prompt.detail.replace(/\s+/g, ' ').trim();
+  return subject && subject !== detail ? subject : null;
 }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
@@ -237,7 +237,16 @@ describe('Telegram relay', () => {
         key: 'yes_no|deploy',
       }),
     );
-    await fake.waitForMessage((m) => hasButtons(m) && /Deploy to prod/.test(m.text ?? ''), 10_000);
+    const asked = await fake.waitForMessage(
+      (m) => hasButtons(m) && /Deploy to prod/.test(m.text ?? ''),
+      10_000,
+    );
+    // Its subject line (what a phone's notification shows first) is the question, above the full text.
+    expect(asked.text?.split('\n').slice(0, 3)).toEqual([
+      `🔔 Yes or no · claude · app · ${hostname()}`,
+      'Deploy to prod? (y/n)',
+      'compiled module alpha in 3.2 seconds',
+    ]);
     fake.userSendsText({ userId: OWNER, text: '/approvals' });
     const listed = await reply(/yes_no: /);
     expect(listed.text).toMatch(/• [0-9a-f]{8} yes_no: Deploy to prod\? \(y\/n\)$/m);

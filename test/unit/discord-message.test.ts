@@ -17,6 +17,26 @@ const values = (prompt: PromptView) =>
   promptComponents(prompt).flatMap((row) => row.components.map((b) => decodeButton(b.custom_id)?.value));
 
 describe('Discord prompt messages', () => {
+  it('a subject line says what is asked, as itself (no markdown, links or mentions); none when the text says just that', () => {
+    const output = 'compiled module alpha in 3.2 seconds\n'.repeat(3);
+    const shell = view({
+      kind: 'yes_no',
+      choices: [],
+      excerpt: `${output}Deploy **prod** to [x](https://e.vil)? (y/n)`,
+      detail: `${output}Deploy **prod** to [x](https://e.vil)? (y/n)`,
+    });
+    expect(promptContent(shell).split('\n')[1]).toBe(
+      '**Deploy \\*\\*prod\\*\\* to \\[x\\](https://e.vil)? (y/n)**',
+    );
+    const plain = view({
+      kind: 'yes_no',
+      choices: [],
+      excerpt: 'Continue? (y/n)',
+      detail: 'Continue? (y/n)',
+    });
+    expect(promptContent(plain).split('\n')[1]).toBe('```');
+  });
+
   it("permission: one button per option in the agent's own words, No with a reason, the command in a code block", () => {
     expect(labels(view())).toEqual([
       ['1. Yes', "2. Yes, and don't ask again this session", '3. No'],
@@ -24,7 +44,7 @@ describe('Discord prompt messages', () => {
     ]);
     expect(values(view())).toEqual(['1', '2', '3', 'o']);
     expect(promptContent(view())).toMatch(
-      /🔔 \*\*Permission\*\* · claude · proj · box\n```\nBash\n\ntouch x\n```/,
+      /🔔 \*\*Permission\*\* · claude · proj · box\n\*\*Bash: touch x\*\*\n```\nBash\n\ntouch x\n```/,
     );
     expect(promptContent(view())).toContain('expires <t:1800000000:R>, then: 3. No');
     expect(labels(view({ allowForSessionChoice: null, textChoice: null }))).toEqual([

@@ -62,6 +62,10 @@ describe('Slack prompt messages', () => {
     const output = 'compiled module alpha in 3.2 seconds\n'.repeat(3);
     const prompt = view({ kind: 'yes_no', choices: [], excerpt: `${output}Deploy to prod? (y/n)` });
     expect(promptMessage(prompt).text).toBe('🔔 Yes or no · claude · proj: Deploy to prod? (y/n)');
+    // The message's first section asks it too, above the full text.
+    expect(texts(promptMessage(prompt).blocks)).toContain(
+      '🔔 *Yes or no* · claude · proj · box\\n*Deploy to prod? (y/n)*',
+    );
   });
 
   it('yes/no, press Enter, free text and "possibly waiting" prompts get buttons of their own', () => {

@@ -1,7 +1,7 @@
 import { encodeButton } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
 import { choicesCut, describeDecider, planButtons, shorten } from '../prompt-buttons.js';
-import { answerIcon, KIND_TITLES } from '../view-types.js';
+import { answerIcon, KIND_TITLES, promptSubject } from '../view-types.js';
 
 /**
  * How a prompt reads on Discord: markdown, a relative expiry time (`<t:…:R>`), and buttons in action rows
@@ -48,11 +48,13 @@ export function promptContent(prompt: PromptView): string {
   const fallback = prompt.safeDefault ? `then: ${shorten(prompt.safeDefault, 80)}` : 'then nothing is typed';
   const expires = Math.floor(prompt.expiresAt / 1000);
   notes.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
-  const room = DISCORD_MESSAGE_LIMIT - shorten(head, 200).length - notes.join('\n').length - 20;
+  const subject = promptSubject(prompt);
+  const top = [shorten(head, 200), ...(subject ? [`**${plainText(subject)}**`] : [])].join('\n');
+  const room = DISCORD_MESSAGE_LIMIT - top.length - notes.join('\n').length - 20;
   const detail = prompt.detail || prompt.excerpt;
   const budget = Math.min(MAX_DETAIL, room);
   const shown = detail.length > budget ? detail.slice(0, budget - 2) + '\n…' : detail;
-  return [shorten(head, 200), codeBlock(shown), ...notes].join('\n');
+  return [top, codeBlock(shown), ...notes].join('\n');
 }
 
 export function promptComponents(prompt: PromptView): DiscordActionRow[] {
@@ -92,6 +94,15 @@ function describeWho(decidedBy: string): string {
   return describeDecider(decidedBy, (platform, id) =>
     platform === 'discord' && /^\d+$/.test(id) ? `<@${id}>` : null,
   );
+}
+
+/**
+ * Text shown as itself, not as markdown: the characters Discord reads as formatting, a masked link or a
+ * mention, escaped. (discord.js's escapeMarkdown would load discord.js with every module that renders a
+ * prompt: this one stays plain data.)
+ */
+export function plainText(text: string): string {
+  return text.replace(/[\\*_`~|[\]<>]/g, '\\$&');
 }
 
 export function codeBlock(text: string): string {

@@ -2,7 +2,7 @@ import { promptHeadline } from '../../core/prompt-headline.js';
 import { encodeButton } from '../callback-data.js';
 import type { PanelButton, PromptOutcome, PromptView } from '../contract.js';
 import { choicesCut, describeDecider, planButtons, shorten, type ButtonStyle } from '../prompt-buttons.js';
-import { answerIcon, KIND_TITLES } from '../view-types.js';
+import { answerIcon, KIND_TITLES, promptSubject } from '../view-types.js';
 import { escapeMrkdwn, toMrkdwn } from './mrkdwn.js';
 
 /**
@@ -92,10 +92,12 @@ interface PromptParts {
 function promptParts(prompt: PromptView, buttons: number): PromptParts {
   const { origin } = prompt;
   const e = escapeMrkdwn;
-  const head = shorten(
-    `🔔 *${KIND_TITLES[prompt.kind]}* · ${e(origin.agent)} · ${e(origin.label)} · ${e(origin.host)}`,
-    300,
-  );
+  const subject = promptSubject(prompt);
+  const head =
+    shorten(
+      `🔔 *${KIND_TITLES[prompt.kind]}* · ${e(origin.agent)} · ${e(origin.label)} · ${e(origin.host)}`,
+      300,
+    ) + (subject ? `\n*${e(subject)}*` : '');
   const notes: string[] = [];
   const described = prompt.choices.filter((c) => c.description);
   if (prompt.kind === 'question' && described.length > 0)

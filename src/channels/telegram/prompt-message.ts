@@ -1,6 +1,6 @@
 import { encodeButton, type ButtonValue } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
-import { answerIcon, KIND_TITLES } from '../view-types.js';
+import { answerIcon, KIND_TITLES, promptSubject } from '../view-types.js';
 
 /** How a prompt reads on Telegram (HTML parse mode), and its inline keyboard. */
 
@@ -21,8 +21,10 @@ export function promptText(prompt: PromptView, now: number): string {
   const minutes = Math.max(0, Math.round((prompt.expiresAt - now) / 60_000));
   const detail =
     prompt.detail.length > MAX_DETAIL ? prompt.detail.slice(0, MAX_DETAIL) + '\n…' : prompt.detail;
+  const subject = promptSubject(prompt);
   const lines = [
     `🔔 <b>${escapeHtml(KIND_TITLES[prompt.kind])}</b> · ${escapeHtml(origin.agent)} · ${escapeHtml(origin.label)} · ${escapeHtml(origin.host)}`,
+    ...(subject ? [`<b>${escapeHtml(subject)}</b>`] : []),
     `<pre>${escapeHtml(detail || prompt.excerpt)}</pre>`,
   ];
   // A button shows a short label: the options are spelled out in full where one would be cut.
