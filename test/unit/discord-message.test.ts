@@ -28,6 +28,13 @@ describe('Discord prompt messages', () => {
     expect(promptContent(shell).split('\n')[1]).toBe(
       '**Deploy \\*\\*prod\\*\\* to \\[x\\](https://e.vil)? (y/n)**',
     );
+    // So are the session's name (a person may rename it), and the options the agent shows.
+    const named = view({
+      origin: { host: 'box', agent: 'claude', label: '**big** [x](https://e.vil)', cwd: '/p' },
+      choices: [{ number: 1, label: `Yes, ~~and~~ \`rm\` ${'x'.repeat(90)}` }],
+    });
+    expect(promptContent(named)).toContain('· claude · \\*\\*big\\*\\* \\[x\\](https://e.vil) · box');
+    expect(promptContent(named)).toContain('**1.** Yes, \\~\\~and\\~\\~ \\`rm\\` xxx');
     const plain = view({
       kind: 'yes_no',
       choices: [],

@@ -34,18 +34,25 @@ export interface DiscordActionRow {
 /** The prompt's message, always within Discord's 2,000 characters: the detail gives way to the rest. */
 export function promptContent(prompt: PromptView): string {
   const { origin } = prompt;
-  const head = `🔔 **${KIND_TITLES[prompt.kind]}** · ${origin.agent} · ${origin.label} · ${origin.host}`;
+  const head = `🔔 **${KIND_TITLES[prompt.kind]}** · ${origin.agent} · ${plainText(origin.label)} · ${plainText(origin.host)}`;
   const notes: string[] = [];
   const described = prompt.choices.filter((c) => c.description);
   if (prompt.kind === 'question' && described.length > 0)
-    notes.push(shorten(described.map((c) => `• **${c.label}**: ${c.description}`).join('\n'), 400));
+    notes.push(
+      shorten(
+        described.map((c) => `• **${plainText(c.label)}**: ${plainText(c.description ?? '')}`).join('\n'),
+        400,
+      ),
+    );
   if (prompt.kind === 'free_text') notes.push('Press **Answer…** or reply to this message with your answer.');
   if (prompt.kind === 'unknown')
     notes.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
   // A button shows at most 80 characters: the options are spelled out in full where one would be cut.
   if (choicesCut(prompt, BUTTON_LABEL_MAX))
-    notes.push(shorten(prompt.choices.map((c) => `**${c.number}.** ${c.label}`).join('\n'), 600));
-  const fallback = prompt.safeDefault ? `then: ${shorten(prompt.safeDefault, 80)}` : 'then nothing is typed';
+    notes.push(shorten(prompt.choices.map((c) => `**${c.number}.** ${plainText(c.label)}`).join('\n'), 600));
+  const fallback = prompt.safeDefault
+    ? `then: ${plainText(shorten(prompt.safeDefault, 80))}`
+    : 'then nothing is typed';
   const expires = Math.floor(prompt.expiresAt / 1000);
   notes.push(`-# Session ${prompt.sessionId.slice(0, 8)} · expires <t:${expires}:R>, ${fallback}`);
   const subject = promptSubject(prompt);
