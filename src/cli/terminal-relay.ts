@@ -11,7 +11,7 @@ import { userName } from './user.js';
  */
 export function terminalRelay(
   store: Store,
-  options: Pick<RelayOptions, 'serves' | 'onAnswer' | 'route'> & { outputThreshold?: number },
+  options: Pick<RelayOptions, 'serves' | 'onAnswer' | 'route' | 'answer'> & { outputThreshold?: number },
 ): ChannelRelay {
   const user = userName();
   return new ChannelRelay({
@@ -27,5 +27,6 @@ export function terminalRelay(
     ...(options.serves ? { serves: options.serves } : {}),
     ...(options.onAnswer ? { onAnswer: options.onAnswer } : {}),
     ...(options.route ? { route: options.route } : {}),
+    ...(options.answer ? { answer: options.answer } : {}),
   });
 }

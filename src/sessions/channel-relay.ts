@@ -9,7 +9,7 @@ import { WindowLimiter } from '../core/window-limiter.js';
 import { outputsDir, uploadsDir } from '../store/paths.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
-import { answerPrompt } from './answer-prompt.js';
+import { answerPrompt, type AnswerOutcome, type AnswerRequest } from './answer-prompt.js';
 import { parseCommand, runChatCommand, targetSession, type CommandContext } from './chat-commands.js';
 import { ChatBacklog, MAX_HELD_PER_CHAT, MAX_SEND_TRIES, type SendResult } from './chat-backlog.js';
 import { prepareMessage, sendPrepared, type PreparedMessage } from './delivery.js';
@@ -70,6 +70,11 @@ export interface RelayOptions {
    * to repositories and threads.
    */
   route?: (event: InboundEvent) => Promise<boolean>;
+  /**
+   * Records a person's answer (default: answerPrompt). `approvals --watch` types it itself where no
+   * agent-bridge controls the session (answer-unattended.ts).
+   */
+  answer?: (store: Store, request: AnswerRequest) => AnswerOutcome | Promise<AnswerOutcome>;
 }
 
 /**
@@ -86,6 +91,7 @@ export class ChannelRelay {
   private syncAgain = false;
   private stopped = false;
   private readonly limiter: WindowLimiter;
+  private readonly answer: NonNullable<RelayOptions['answer']>;
   private readonly failedSends = new Map<string, number>();
   /** Agent messages a chat has not taken yet (a send failed): sent again, in order, before newer ones. */
   private readonly backlog = new ChatBacklog<OutgoingMessage>({
@@ -102,6 +108,7 @@ export class ChannelRelay {
   private allowedUsers: Set<string>;
 
   constructor(private readonly options: RelayOptions) {
+    this.answer = options.answer ?? answerPrompt;
     this.limiter = new WindowLimiter(CALLBACKS_PER_MINUTE, 60_000, options.clock);
     this.allowedUsers = options.allowedUsers;
   }
@@ -403,7 +410,7 @@ export class ChannelRelay {
     }
     const raw = answerForButton(button.value);
     const outcome = raw
-      ? answerPrompt(store, {
+      ? await this.answer(store, {
           promptRef: button.promptPrefix,
           sessionPrefix: button.sessionPrefix,
           noncePrefix: button.noncePrefix,
@@ -454,7 +461,7 @@ export class ChannelRelay {
     if (!promptId && event.acknowledge && event.replyTo)
       return reply('This prompt is no longer waiting for an answer.');
     if (promptId) {
-      const outcome = answerPrompt(store, {
+      const outcome = await this.answer(store, {
         promptRef: promptId,
         raw: event.text,
         decidedBy: `${this.name}:${event.from.id}`,

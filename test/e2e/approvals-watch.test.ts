@@ -1,10 +1,10 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, CliUnderPty } from '../support/cli-under-pty.js';
+import { auditEntries, CLI, CliUnderPty } from '../support/cli-under-pty.js';
 import { waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -82,6 +82,29 @@ describe('agent-bridge approvals --watch: an inbox in a second terminal', () => 
     await run.waitForText('msg [fix the login bug]');
     inbox.stdin.write(`/status\n`);
     await waitFor('status', () => output.includes('1 session(s) running'));
+  });
+
+  it('answers a session no agent-bridge controls (run --detach, no serve) by typing the answer itself', async () => {
+    const script = 'read -p "Rotate the keys? (y/n) " a; echo "rotated [$a]" > rotated.txt; sleep 30';
+    const started = await promisify(execFile)(
+      process.execPath,
+      [CLI, 'run', '--detach', 'custom', '--', 'bash', '--norc', '-c', script],
+      { env, cwd: dir },
+    );
+    const session = started.stdout.trim();
+    const inbox = watch();
+    await waitFor('the prompt block', () => output.includes('Rotate the keys? (y/n)'), { timeoutMs: 15_000 });
+    inbox.stdin.write('y\n');
+    await waitFor('the answer typed', () => existsSync(path.join(dir, 'rotated.txt')), { timeoutMs: 15_000 });
+    expect(readFileSync(path.join(dir, 'rotated.txt'), 'utf8')).toBe('rotated [y]\n');
+    await waitFor('the outcome', () => /✔ [0-9a-f]{8}: yes — by terminal:\w+/.test(output));
+    // It took the session over for as long as that took, and let it go again.
+    const detached = async () =>
+      (await auditEntries(env))
+        .filter((e) => e.event === 'SESSION_DETACHED' && e['session_id'] === session)
+        .map((e) => e.reason);
+    await waitFor('the session let go', async () => (await detached()).length === 2);
+    expect(await detached()).toEqual(['run --detach', 'approvals answer']);
   });
 
   it('lists a prompt by its question, not by the output printed above it', async () => {

@@ -1,12 +1,7 @@
 import { promptHeadline } from '../../core/prompt-headline.js';
 import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
 import { systemClock } from '../../core/clock.js';
-import { answerPrompt } from '../../sessions/answer-prompt.js';
-import {
-  answerUnattended,
-  unattendedSession,
-  type UnattendedOutcome,
-} from '../../sessions/host/answer-unattended.js';
+import { answerFromHere, type UnattendedOutcome } from '../../sessions/host/answer-unattended.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
 import { openStore } from '../../store/store.js';
@@ -88,12 +83,7 @@ export async function answerCommand(
   try {
     const request = { promptRef: id, raw: answer, decidedBy: `cli:${userName()}` };
     // No agent-bridge controls its session (run --detach, no serve): this command types the answer itself.
-    const unattended = unattendedSession(store, id);
-    const outcome: UnattendedOutcome = unattended
-      ? await answerUnattended(store, request, unattended, systemClock, (line) =>
-          process.stderr.write(`agent-bridge: ${line}\n`),
-        )
-      : answerPrompt(store, request);
+    const outcome = await answerFromHere(systemClock, notice)(store, request);
     const notTyped = outcome.ok && outcome.typing?.typed === false ? outcome.typing : null;
     const failed = notTyped !== null;
     if (options.json) printJson(target, answerJson(outcome));
@@ -137,6 +127,11 @@ function typingNote(outcome: UnattendedOutcome & { ok: true }): string {
   return outcome.typing.typed === 'later'
     ? ` (recorded: it is typed once the prompts before it are answered, by agent-bridge attach ${session} or serve)`
     : ' (typed from here: no agent-bridge was watching the session)';
+}
+
+/** A line the takeover of an unattended session says (the agent's start-up questions answered, say). */
+function notice(line: string): void {
+  process.stderr.write(`agent-bridge: ${line}\n`);
 }
 
 export function publicPrompt(p: PromptRecord) {
@@ -183,7 +178,10 @@ function formatIn(ms: number): string {
 export async function watchCommand(): Promise<number> {
   const { terminalRelay } = await import('../terminal-relay.js');
   const store = openStore();
-  const relay = terminalRelay(store, { serves: (session) => session.status === 'active' });
+  const relay = terminalRelay(store, {
+    serves: (session) => session.status === 'active',
+    answer: answerFromHere(systemClock, notice),
+  });
   process.stdout.write(
     'Watching for prompts of every session. Answer with "<id> <answer>" (or just the answer for the newest); /help; Ctrl-C to stop.\n',
   );

@@ -93,3 +93,16 @@ export async function answerUnattended(
     sessionStore.close();
   }
 }
+
+/** A person's answer from this process: typed from here when no agent-bridge controls its session. */
+export function answerFromHere(
+  clock: Clock,
+  onNotice: (line: string) => void,
+): (store: Store, request: AnswerRequest) => Promise<UnattendedOutcome> {
+  return async (store, request) => {
+    const unattended = unattendedSession(store, request.promptRef);
+    return unattended
+      ? answerUnattended(store, request, unattended, clock, onNotice)
+      : answerPrompt(store, request);
+  };
+}
