@@ -67,8 +67,14 @@ describe('agent-bridge run killed while a prompt waits', () => {
     const [host] = sessionHosts(env.AGENT_BRIDGE_HOME!);
     expect(host?.session).toBe(prompt.session);
     expect(processExists(host!.pid)).toBe(true);
-    const sessions = await cliJson<Array<{ id: string; status: string }>>(['status'], env);
-    expect(sessions.find((s) => s.id === prompt.session)?.status).toBe('active');
+    const sessions = await cliJson<Array<{ id: string; status: string; attended: boolean }>>(['status'], env);
+    expect(sessions.find((s) => s.id === prompt.session)).toMatchObject({
+      status: 'active',
+      attended: false,
+    });
+    // Running, with nobody controlling it: detached.
+    const table = (await cli(['status'], env)).stdout.split('\n')[1]!.split('\t');
+    expect(table.slice(0, 4)).toEqual([prompt.session.slice(0, 8), 'custom', 'detached', '1 prompt']);
     expect((await thePrompt('Deploy to production?')).id).toBe(prompt.id);
     // Nothing controls it now: the list says so, with no time left counting down where nobody applies it.
     const listed = await cli(['approvals'], env);

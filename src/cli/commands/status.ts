@@ -1,4 +1,6 @@
+import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
+import type { SessionRecord } from '../../store/session-store.js';
 import { openStore } from '../../store/store.js';
 import { paint, printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
 
@@ -12,6 +14,10 @@ export function statusCommand(
     const sessions = store.sessions.list({ all: options.all ?? false });
     const open = store.prompts.open();
     const waiting = (id: string) => open.filter((p) => p.sessionId === id);
+    // Running with no agent-bridge controlling it (run --detach, its run killed, no serve): nobody applies its
+    // prompts' timeouts, and an answer is typed by whoever answers (approvals answer takes it over).
+    const attended = (s: SessionRecord) =>
+      s.status === 'active' && store.sessions.controllerAlive(s, isProcessAlive);
     if (options.json) {
       printJson(
         target,
@@ -20,6 +26,7 @@ export function statusCommand(
           startedAt: new Date(s.startedAt).toISOString(),
           endedAt: s.endedAt ? new Date(s.endedAt).toISOString() : null,
           pendingPrompts: waiting(s.id).length,
+          attended: s.status === 'active' ? attended(s) : null,
         })),
       );
       return;
@@ -41,10 +48,12 @@ export function statusCommand(
         s.id.slice(0, 8),
         ...(machines ? [s.host] : []),
         s.agent,
-        s.status === 'active'
-          ? paint(target, 'green', 'running')
-          : s.status + (s.exitCode !== null ? ` (${s.exitCode})` : ''),
-        waiting(s.id).length > 0 ? paint(target, 'bold', `${waiting(s.id).length} prompt`) : '-',
+        s.status !== 'active'
+          ? s.status + (s.exitCode !== null ? ` (${s.exitCode})` : '')
+          : attended(s)
+            ? paint(target, 'green', 'running')
+            : paint(target, 'yellow', 'detached'),
+        prompts(waiting(s.id).length, target),
         new Date(s.startedAt).toISOString().replace('T', ' ').slice(0, 19),
         s.cwd,
       ]),
@@ -52,4 +61,8 @@ export function statusCommand(
   } finally {
     store.close();
   }
+}
+
+function prompts(count: number, target: OutputTarget): string {
+  return count > 0 ? paint(target, 'bold', `${count} ${count === 1 ? 'prompt' : 'prompts'}`) : '-';
 }
