@@ -588,6 +588,12 @@ export class AgentSession {
     return true;
   }
 
+  /** detach() once the answers being typed went out (a one-shot controller: approvals answer). */
+  async letGo(reason: string): Promise<boolean> {
+    await this.coordinator.settled();
+    return this.detach(reason);
+  }
+
   /** Finished lines of output numbered by the session host (a hosted session started with `lines`). */
   onLines(listener: (first: number, lines: string[]) => void): void {
     this.lineListeners.push(listener);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,13 +78,11 @@ describe('agent-bridge run killed while a prompt waits', () => {
     expect((await thePrompt('Deploy to production?')).id).toBe(prompt.id);
     // Nothing controls it now: the list says so, with no time left counting down where nobody applies it.
     const listed = await cli(['approvals'], env);
-    expect(listed.stdout.split('\n')[1]!.split('\t').slice(2, 5)).toEqual([
-      'yes_no',
-      'unattended',
-      'Deploy to production? (y/n)',
-    ]);
+    const [, agent, kind, expires, question] = listed.stdout.split('\n')[1]!.split('\t');
+    expect([agent, kind, question]).toEqual(['custom (detached)', 'yes_no', 'Deploy to production? (y/n)']);
+    expect(expires).toMatch(/^\dm\d\ds$/);
     expect(listed.stderr).toBe(
-      `agent-bridge: unattended: no agent-bridge watches that session, so its prompts do not time out; an answer here is still typed (agent-bridge attach ${prompt.session.slice(0, 8)}, or agent-bridge serve, watches it)\n`,
+      `agent-bridge: detached: no agent-bridge controls session ${prompt.session.slice(0, 8)}: an answer here takes it over to type it, and a prompt past its time gets its default then (agent-bridge attach ${prompt.session.slice(0, 8)}, or agent-bridge serve, keeps it watched)\n`,
     );
     const attendedNow = async () =>
       (await cliJson<Array<{ id: string; attended: boolean }>>(['approvals'], env)).find(
@@ -143,6 +141,30 @@ describe('agent-bridge run killed while a prompt waits', () => {
     await attached.waitForText('tag n');
     expect((await attached.screen()).match(/got y/g)).toHaveLength(1);
     expect((await cli(['audit', 'verify'], env)).code).toBe(0);
+  });
+
+  it('a detached prompt past its time gets its default when an answer takes the session over, typed before it lets go', async () => {
+    const dropped = path.join(dir, 'dropped.txt');
+    const script = `read -p "Drop the table? (y/n) " a; echo "dropped [$a]" > '${dropped}'; sleep 30`;
+    const ttl = ['--prompt-ttl', 'yes_no=1'];
+    expect(
+      (await cli(['run', '--detach', ...ttl, 'custom', '--', 'bash', '--norc', '-c', script], env)).code,
+    ).toBe(0);
+    const drop = await thePrompt('Drop the table?');
+    await waitFor('its time to pass', async () => (await cli(['approvals'], env)).stdout.includes('\tnow\t'));
+    const late = await cli(['approvals', 'answer', drop.id, 'y'], env);
+    expect(late).toMatchObject({ code: 1, stderr: 'agent-bridge: already expired by auto:timeout\n' });
+    // The default went out before this command let the session go (not cut off with the store closed).
+    await waitFor('the default read', () => existsSync(dropped) && readFileSync(dropped, 'utf8'));
+    expect(readFileSync(dropped, 'utf8')).toBe('dropped [n]\n');
+    const events = (await auditEntries(env)).map((e) => e.event);
+    expect(events.slice(events.indexOf('SESSION_TAKEN_OVER'))).toEqual([
+      'SESSION_TAKEN_OVER',
+      'PROMPT_EXPIRED',
+      'REPLY_REJECTED',
+      'REPLY_INJECTED',
+      'SESSION_DETACHED',
+    ]);
   });
 
   it('is crashed once its session host is killed with -9: the prompt fails, an answer is refused', async () => {

@@ -48,14 +48,14 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
       open.map((p) => {
         const session = sessions.get(p.sessionId);
         const agent = session
-          ? `${session.agent}${session.status === 'active' ? '' : paint(target, 'red', ' (gone)')}`
+          ? `${session.agent}${session.status !== 'active' ? paint(target, 'red', ' (gone)') : attended(p) ? '' : paint(target, 'yellow', ' (detached)')}`
           : '?';
         return [
           p.id.slice(0, 8),
           ...(machines ? [session?.host ?? '?'] : []),
           agent,
           p.kind,
-          attended(p) ? formatIn(p.expiresAt - now) : paint(target, 'yellow', 'unattended'),
+          formatIn(p.expiresAt - now),
           promptHeadline(p.excerpt, 60),
           choicesText(p),
         ];
@@ -64,7 +64,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
     const waiting = [...new Set(open.filter((p) => !attended(p)).map((p) => p.sessionId.slice(0, 8)))];
     if (waiting.length > 0)
       process.stderr.write(
-        `agent-bridge: unattended: no agent-bridge watches ${waiting.length === 1 ? 'that session' : 'those sessions'}, so ${waiting.length === 1 ? 'its' : 'their'} prompts do not time out; an answer here is still typed (agent-bridge attach ${waiting[0]}, or agent-bridge serve, watches it)\n`,
+        `agent-bridge: detached: no agent-bridge controls session ${waiting.join(', ')}: an answer here takes it over to type it, and a prompt past its time gets its default then (agent-bridge attach ${waiting[0]}, or agent-bridge serve, keeps it watched)\n`,
       );
   } finally {
     store.close();

@@ -89,7 +89,7 @@ export async function answerUnattended(
     });
     return { ...outcome, typing };
   } finally {
-    agent.detach('approvals answer');
+    await agent.letGo('approvals answer');
     sessionStore.close();
   }
 }
