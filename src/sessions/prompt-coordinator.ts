@@ -245,9 +245,13 @@ export class PromptCoordinator {
       if (answered) {
         const value = describeReply(record.reply!, record.choices);
         this.safely('recording an answer', () => {
-          if (this.options.prompts.markInjected(record, value, 'operator'))
-            this.audit('REPLY_INJECTED', record, { value, source: 'operator', decided_by: record.decidedBy });
-          this.options.prompts.transition(record.id, 'resolved');
+          const { prompts } = this.options;
+          this.audited(() => prompts.markInjected(record, value, 'operator'), 'REPLY_INJECTED', record, {
+            value,
+            source: 'operator',
+            decided_by: record.decidedBy,
+          });
+          prompts.transition(record.id, 'resolved');
         });
         this.finish(entry);
       } else this.closeLocally(entry, 'failed');
@@ -278,10 +282,14 @@ export class PromptCoordinator {
       if (!entry?.record) continue;
       entry.ttl?.cancel();
       const record = entry.record;
-      this.safely('closing a prompt', () => {
-        if (this.options.prompts.close(record.id, 'failed', 'agent-bridge', reason))
-          this.audit('PROMPT_FAILED', record, { reason });
-      });
+      this.safely('closing a prompt', () =>
+        this.audited(
+          () => this.options.prompts.close(record.id, 'failed', 'agent-bridge', reason),
+          'PROMPT_FAILED',
+          record,
+          { reason },
+        ),
+      );
       entry.settle();
     }
     this.active = null;
@@ -334,24 +342,22 @@ export class PromptCoordinator {
     const record = entry.record;
     if (!record) return this.finish(entry); // still queued: it never reached anyone
     // Closed only while still open: an answer being injected right now makes its own dialog go away.
+    const event =
+      as === 'resolved' ? 'PROMPT_RESOLVED_LOCALLY' : as === 'canceled' ? 'PROMPT_CANCELED' : 'PROMPT_FAILED';
     const closed = this.safely('closing a prompt answered at the terminal', () =>
-      as === 'resolved'
-        ? this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')
-        : as === 'canceled'
-          ? this.options.prompts.close(record.id, 'canceled', 'agent', 'the agent no longer asks')
-          : this.closeGone(record),
-    );
-    if (closed === false) return;
-    if (closed)
-      this.audit(
-        as === 'resolved'
-          ? 'PROMPT_RESOLVED_LOCALLY'
-          : as === 'canceled'
-            ? 'PROMPT_CANCELED'
-            : 'PROMPT_FAILED',
+      this.audited(
+        () =>
+          as === 'resolved'
+            ? this.options.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal')
+            : as === 'canceled'
+              ? this.options.prompts.close(record.id, 'canceled', 'agent', 'the agent no longer asks')
+              : this.closeGone(record),
+        event,
         record,
         { reason: as === 'failed' ? HOOK_GONE : 'the agent no longer asks' },
-      );
+      ),
+    );
+    if (closed === false) return;
     this.finish(entry);
   }
 
@@ -376,12 +382,20 @@ export class PromptCoordinator {
   private async expire(entry: Entry): Promise<void> {
     const record = entry.record;
     if (!record) return;
-    const expired = this.safely('expiring a prompt', () => this.options.prompts.expire(record.id));
+    const { prompts } = this.options;
+    // Expired and audited in one write (see audited()).
+    const expired = this.safely('expiring a prompt', () =>
+      prompts.atomically(() => {
+        const changed = prompts.expire(record.id);
+        if (changed)
+          this.audit('PROMPT_EXPIRED', changed, {
+            safe_default: changed.reply ? describeReply(changed.reply, changed.choices) : null,
+          });
+        return changed;
+      }),
+    );
     if (expired === undefined) return this.finish(entry);
     if (!expired) return; // an answer won the race
-    this.audit('PROMPT_EXPIRED', expired, {
-      safe_default: expired.reply ? describeReply(expired.reply, expired.choices) : null,
-    });
     if (expired.reply) await this.inject(entry, expired, 'timeout_default');
     else this.finish(entry);
   }
@@ -429,17 +443,22 @@ export class PromptCoordinator {
       const typed = await deliver(action, record);
       // A secret's keys are never kept: the reply row says what was typed as its length only.
       const value = record.reply!.type === 'sealed' ? stored : typed;
-      this.safely('recording an answer', () => {
-        if (prompts.markInjected(record, value, source))
-          this.audit('REPLY_INJECTED', record, { value: stored, source, decided_by: record.decidedBy });
-      });
+      this.safely('recording an answer', () =>
+        this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
+          value: stored,
+          source,
+          decided_by: record.decidedBy,
+        }),
+      );
       await clock.sleep(ECHO_SUPPRESSION_MS);
       this.safely('recording an answer', () => prompts.transition(record.id, 'resolved'));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.safely('recording a failed answer', () => {
         prompts.forgetSealed(record.id);
-        if (prompts.transition(record.id, 'failed', reason)) this.audit('PROMPT_FAILED', record, { reason });
+        this.audited(() => prompts.transition(record.id, 'failed', reason), 'PROMPT_FAILED', record, {
+          reason,
+        });
       });
     }
     this.finish(entry);
@@ -481,6 +500,23 @@ export class PromptCoordinator {
       this.active = null;
       this.activateNext();
     }
+  }
+
+  /**
+   * A prompt's change and its audit line in one write: a controller killed between the two (serve killed with
+   * -9, as the kill campaign does) left a prompt injected with no REPLY_INJECTED line.
+   */
+  private audited(
+    change: () => boolean,
+    event: Parameters<AuditLog['record']>[0],
+    record: PromptRecord,
+    fields: Record<string, unknown>,
+  ): boolean {
+    return this.options.prompts.atomically(() => {
+      const changed = change();
+      if (changed) this.audit(event, record, fields);
+      return changed;
+    });
   }
 
   private audit(

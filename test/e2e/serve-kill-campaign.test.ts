@@ -162,7 +162,7 @@ describe('serve killed with -9 during output, a prompt and an answer', () => {
           await killServe(store, `round ${round}, answer ${at}`, killed);
           expect((await answering).code).toBe(0);
         } else {
-          // Answered once serve controls the session again (refused, with what to do, while none does).
+          // Answered whether or not serve controls the session again (while none does, the answer takes it over).
           await waitFor(
             'the answer taken',
             async () => (await cli(['approvals', 'answer', asked.id, 'y'], env)).code === 0,
