@@ -62,7 +62,7 @@ export async function attachCommand(ref: string | undefined, options: AttachOpti
       stop: () => void (agent ? agent.stop() : terminal.stop()),
     });
     if (end.how === 'detached') {
-      if (agent) agent.detach('attach detached');
+      if (agent) await agent.letGo('attach detached');
       else connection.close();
       if (end.why !== 'hangup') process.stderr.write(detachedLine(record.id, detachKey));
       return end.why === 'crash' ? 1 : 0;

@@ -368,7 +368,8 @@ async function relay(
     stop: () => void agent.stop(),
   });
   if (end.how === 'detached') {
-    agent.detach(
+    // An answer being typed goes out first: the session is let go after it.
+    await agent.letGo(
       end.why === 'key' ? 'detach key' : end.why === 'hangup' ? 'its terminal closed' : 'internal error',
     );
     if (end.why !== 'hangup') process.stderr.write(detachedLine(agent.id, detachKey));
