@@ -1,7 +1,7 @@
 import { promptHeadline } from '../../core/prompt-headline.js';
 import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
 import { systemClock } from '../../core/clock.js';
-import { answerFromHere, type UnattendedOutcome } from '../../sessions/host/answer-unattended.js';
+import type { UnattendedOutcome } from '../../sessions/host/answer-unattended.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
 import type { PromptRecord } from '../../store/prompt-store.js';
 import { openStore } from '../../store/store.js';
@@ -83,6 +83,8 @@ export async function answerCommand(
   try {
     const request = { promptRef: id, raw: answer, decidedBy: `cli:${userName()}` };
     // No agent-bridge controls its session (run --detach, no serve): this command types the answer itself.
+    // The session machinery that takes loads here: `approvals`, the listing, needs none of it.
+    const { answerFromHere } = await import('../../sessions/host/answer-unattended.js');
     const outcome = await answerFromHere(systemClock, notice)(store, request);
     const notTyped = outcome.ok && outcome.typing?.typed === false ? outcome.typing : null;
     const failed = notTyped !== null;
@@ -177,6 +179,7 @@ function formatIn(ms: number): string {
  */
 export async function watchCommand(): Promise<number> {
   const { terminalRelay } = await import('../terminal-relay.js');
+  const { answerFromHere } = await import('../../sessions/host/answer-unattended.js');
   const store = openStore();
   const relay = terminalRelay(store, {
     serves: (session) => session.status === 'active',
