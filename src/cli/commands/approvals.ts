@@ -17,11 +17,14 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
     const open = store.prompts.open();
     const sessions = new Map(store.sessions.list({ all: true }).map((s) => [s.id, s]));
     // A session no agent-bridge controls (run --detach, its run killed, no serve) has nobody to apply a prompt's
-    // expiry (`approvals answer` takes it over to type an answer).
-    const attended = (p: PromptRecord) => {
-      const session = sessions.get(p.sessionId);
-      return !session || store.sessions.controllerAlive(session, isProcessAlive);
-    };
+    // expiry (`approvals answer` takes it over to type an answer). Each session's controller is looked up once.
+    const detached = new Set(
+      [...new Set(open.map((p) => p.sessionId))].filter((id) => {
+        const session = sessions.get(id);
+        return session !== undefined && !store.sessions.controllerAlive(session, isProcessAlive);
+      }),
+    );
+    const attended = (p: PromptRecord) => !detached.has(p.sessionId);
     if (options.json) {
       printJson(
         target,
@@ -61,7 +64,7 @@ export function approvalsCommand(options: { json?: boolean }, target: OutputTarg
         ];
       }),
     );
-    const waiting = [...new Set(open.filter((p) => !attended(p)).map((p) => p.sessionId.slice(0, 8)))];
+    const waiting = [...detached].map((id) => id.slice(0, 8));
     if (waiting.length > 0)
       process.stderr.write(
         `agent-bridge: detached: no agent-bridge controls session ${waiting.join(', ')}: an answer here takes it over to type it, and a prompt past its time gets its default then (agent-bridge attach ${waiting[0]}, or agent-bridge serve, keeps it watched)\n`,

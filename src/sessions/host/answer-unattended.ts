@@ -60,7 +60,7 @@ export async function answerUnattended(
   const sessionStore = openStore({ dir: store.dir });
   let closed: (record: PromptRecord) => void = () => undefined;
   const agent = await AgentSession.takeOver({
-    spec: getAgent(session.agent as Parameters<typeof getAgent>[0]),
+    spec: getAgent(session.agent),
     record: session,
     connection,
     view: viewOf(connection),
