@@ -7,6 +7,7 @@ import { readProcess } from '../../src/drivers/terminal/process-tree.js';
 import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/terminal/terminal-session.js';
 import { genericScreens } from '../../src/agents/generic-screens.js';
 import { claudeScreens } from '../../src/agents/claude/screens.js';
+import { geminiScreens } from '../../src/agents/gemini/screens.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -156,6 +157,63 @@ describe('terminal session in a real PTY', () => {
 
     it('gets no second Enter when the first one was taken', async () => {
       expect(await sendToBox(0)).toContain('enters: 1');
+    });
+  });
+
+  describe("words typed into a dialog's own field", () => {
+    // Gemini CLI's plan approval: 3 opens "Type your feedback..." in place, the words show as that option,
+    // Enter sends them. This one drops the first `dropped` Enters (a busy TUI took one as part of the paste).
+    const planProgram = (dropped: number) => `
+      const row = (text) => '│ ' + text.padEnd(66) + ' │\\r\\n';
+      const options = ['Yes, automatically accept edits', 'Yes, manually accept edits'];
+      let field = null, enters = 0, sent = null;
+      const draw = () => {
+        let out = '\\x1b[2J\\x1b[H';
+        if (sent !== null) out += 'FEEDBACK: ' + sent + ' enters: ' + enters;
+        else {
+          const third = field === null ? 'Type your feedback...' : field || 'Type your feedback...';
+          const mark = (n) => ((field === null ? 1 : 3) === n ? '●' : ' ');
+          out += '╭' + '─'.repeat(68) + '╮\\r\\n' + row('Ready to start implementation?') + row('');
+          options.forEach((o, i) => (out += row(mark(i + 1) + ' ' + (i + 1) + '.  ' + o)));
+          out += row(mark(3) + ' 3.  ' + third) + row('') + row('Enter to select · Esc to cancel');
+          out += '╰' + '─'.repeat(68) + '╯';
+        }
+        process.stdout.write(out);
+      };
+      process.stdin.setRawMode(true);
+      draw();
+      process.stdin.on('data', (data) => {
+        for (const ch of data.toString()) {
+          if (ch === '\\r') {
+            enters++;
+            if (enters > ${dropped} && field && sent === null) sent = field;
+          } else if (field === null && ch === '3') field = '';
+          else if (field !== null && sent === null) field += ch;
+        }
+        draw();
+      });`;
+
+    async function answerPlan(dropped: number): Promise<TerminalSession> {
+      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(planProgram(dropped))}`;
+      const { session, events } = await start(program, { vocabulary: geminiScreens });
+      const prompt = await waitFor(
+        'the plan dialog raised',
+        () => events.flatMap((e) => (e.type === 'prompt' ? [e.prompt] : []))[0],
+      );
+      expect(prompt.kind).toBe('plan');
+      expect(await session.answer(prompt, { type: 'choice', number: 3, text: 'add a step 3' })).toBe(
+        '3add a step 3\r',
+      );
+      return session;
+    }
+
+    it('are sent with Enter once more when the dialog kept them in its field', async () => {
+      await until(await answerPlan(1), 'FEEDBACK: add a step 3 enters: 2');
+    });
+
+    it('get no second Enter when the first one was taken', async () => {
+      const session = await answerPlan(0);
+      await until(session, 'FEEDBACK: add a step 3 enters: 1');
     });
   });
 

@@ -15,18 +15,22 @@ const ENTER_AGAIN_TRIES = 3;
 /** How much of a message's first line, shown outside the box, means it was taken (short: a frame may cut it). */
 const SHOWN_CHARS = 12;
 
-/** What a terminal session lends the submission of one message. */
-export interface SubmitContext {
+/** What a terminal session lends a look at its screen and an Enter typed again onto what it showed. */
+export interface ScreenWatch {
   screen: TerminalScreen;
   pty: TerminalPort;
+  /** The caught-up screen shows what `check` looks for, now or at a settle within `maxMs`; whether it did. */
+  untilScreen(check: (screen: ScreenSnapshot) => boolean, maxMs: number): Promise<boolean>;
+  stopped(): boolean;
+}
+
+/** What a terminal session lends the submission of one message. */
+export interface SubmitContext extends ScreenWatch {
   /** The agent's vocabulary: its box still holds the message; it sits idle at its box. */
   holdsUnsent: NonNullable<ScreenVocabulary['holdsUnsent']>;
   isIdle?: ScreenVocabulary['isIdle'];
-  /** The caught-up screen shows what `check` looks for, now or at a settle within `maxMs`; whether it did. */
-  untilScreen(check: (screen: ScreenSnapshot) => boolean, maxMs: number): Promise<boolean>;
   /** Calls `watch` at each settle until the returned function is called. */
   watchSettles(watch: () => void): () => void;
-  stopped(): boolean;
 }
 
 /**
@@ -64,7 +68,25 @@ export async function submitMessage(
     if (!seen) return;
     if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
   }
-  await enterAgain(ctx, text, enter);
+  await enterWhileHeld(ctx, (screen) => ctx.holdsUnsent(screen, text), enter);
+}
+
+/**
+ * Words typed into a dialog's own field (a choice that opens one in place: Gemini's "Type your feedback..."):
+ * a busy TUI may take their Enter as part of the paste and keep them in the field, the dialog up. The field
+ * holds them when the dialog of that kind still shows a choice that reads as them; if it still does
+ * SUBMIT_SEEN_MS after the Enter, Enter is typed once more (never the words again).
+ */
+export async function submitWordsInPlace(
+  ctx: ScreenWatch,
+  fieldHolds: (screen: ScreenSnapshot, head: string) => boolean,
+  words: string,
+): Promise<void> {
+  const head = shownHead(words);
+  if (head === '') return;
+  const holds = (screen: ScreenSnapshot) => fieldHolds(screen, head);
+  if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
+  await enterWhileHeld(ctx, holds, '\r');
 }
 
 /** The start of a message's first line, as looked for on a screen ('' for a message of spaces). */
@@ -86,11 +108,15 @@ function tookIt(ctx: SubmitContext, screen: ScreenSnapshot, head: string): boole
  * Enter once more, typed only onto the screen judged: had the program written since, it may have taken the
  * first Enter, so the screen is read again (a redraw that changed nothing is no reason to leave it unsent).
  */
-async function enterAgain(ctx: SubmitContext, text: string, enter: string): Promise<void> {
+async function enterWhileHeld(
+  ctx: ScreenWatch,
+  holds: (screen: ScreenSnapshot) => boolean,
+  enter: string,
+): Promise<void> {
   for (let tries = 0; tries < ENTER_AGAIN_TRIES && !ctx.stopped(); tries++) {
     await ctx.screen.catchUp();
     const screen = ctx.screen.snapshot();
-    if (!ctx.holdsUnsent(screen, text)) return;
+    if (!holds(screen)) return;
     const result = await ctx.pty.inject({ parts: [enter], gapMs: 0, ifOutputAt: screen.outputAt });
     if (result.typed) return;
     await ctx.screen.nextSettle(RETRY_SETTLE_MS);

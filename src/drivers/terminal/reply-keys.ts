@@ -81,6 +81,14 @@ export function keysEndingTheTurn(
   return replyKeys({ type: 'choice', number: chosen.number }, prompt, menuKeys, false)?.length ?? 0;
 }
 
+/** The words `action` types into the dialog's own field (a choice that opens one in place), or null. */
+export function wordsInPlace(action: ReplyAction, prompt: KeyPrompt): string | null {
+  const chosen = action.type === 'default' ? prompt.safeDefault : action;
+  if (chosen?.type !== 'choice' || !chosen.text?.trim() || prompt.dialog?.keys.words !== 'in-place')
+    return null;
+  return chosen.number === textChoiceOf(prompt) ? chosen.text : null;
+}
+
 /** A choice, and the words that go with it where it takes them. */
 function choiceKeys(
   number: number,

@@ -2,13 +2,21 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentEvent, AgentEventListener, ExitInfo } from '../../core/events.js';
 import type { DetectedPrompt, ReplyAction } from '../../core/prompt.js';
 import type { ScreenVocabulary } from '../../core/screen-vocabulary.js';
+import { withoutSpaces } from '../../core/screen-text.js';
 import type { AgentDriver } from '../driver.js';
 import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
-import { KeysRefused, keysEndingTheTurn, nextBoxFlip, replyKeys, type BoxFlip } from './reply-keys.js';
+import {
+  KeysRefused,
+  keysEndingTheTurn,
+  nextBoxFlip,
+  replyKeys,
+  wordsInPlace,
+  type BoxFlip,
+} from './reply-keys.js';
 import { encodeTextInput } from './input.js';
-import { submitMessage, type SubmitContext } from './message-submit.js';
+import { submitMessage, submitWordsInPlace, type ScreenWatch, type SubmitContext } from './message-submit.js';
 import type { PtySpawnOptions } from './pty-process.js';
 import { RETRY_SETTLE_MS, ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
 import { StartupResponder } from './startup-responder.js';
@@ -221,15 +229,22 @@ export class TerminalSession implements AgentDriver {
 
   private submitContext(holdsUnsent: SubmitContext['holdsUnsent']): SubmitContext {
     return {
-      screen: this.screen,
-      pty: this.pty,
+      ...this.screenWatch(),
       holdsUnsent,
       ...(this.vocabulary?.isIdle ? { isIdle: this.vocabulary.isIdle } : {}),
-      untilScreen: (check, maxMs) => this.untilScreen(check, maxMs),
       watchSettles: (watch) => {
         this.settleWatchers.add(watch);
         return () => this.settleWatchers.delete(watch);
       },
+    };
+  }
+
+  /** What typing Enter again after a look at the screen needs of this session. */
+  private screenWatch(): ScreenWatch {
+    return {
+      screen: this.screen,
+      pty: this.pty,
+      untilScreen: (check, maxMs) => this.untilScreen(check, maxMs),
       stopped: () => this.stopped,
     };
   }
@@ -348,11 +363,24 @@ export class TerminalSession implements AgentDriver {
         await this.clock.sleep(this.keyGapMs);
         await this.typeKeys(keys.slice(turnEnds));
       }
+      const words = typed ? wordsInPlace(action, current) : null;
+      if (words !== null) await this.submitInPlace(current.kind, words);
     } finally {
       if (typed) this.detector?.answered(key, outputAt);
       else this.detector?.notAnswering();
     }
     return typed;
+  }
+
+  /** Words typed into the dialog's field: their Enter typed again while a dialog of `kind` still shows them. */
+  private async submitInPlace(kind: DetectedPrompt['kind'], words: string): Promise<void> {
+    const detect = this.vocabulary?.detect;
+    if (!detect) return;
+    const fieldHolds = (screen: ScreenSnapshot, head: string) => {
+      const shown = detect(screen);
+      return shown?.kind === kind && shown.choices.some((c) => withoutSpaces(c.label).includes(head));
+    };
+    await submitWordsInPlace(this.screenWatch(), fieldHolds, words);
   }
 
   /**
