@@ -71,7 +71,7 @@ export async function startTestDaemon(
   const started = daemon;
   const stop = started.stop.bind(started);
   started.stop = async () => {
-    watch.stop();
+    await watch.stop();
     await stop();
   };
   return { daemon: started, hosted: await started.start() };

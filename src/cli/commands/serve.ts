@@ -90,7 +90,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await Promise.all([
       web?.close(),
       (async () => {
-        hostWatch.stop();
+        await hostWatch.stop();
         await daemon.stop();
         await releaseLive(live);
       })(),

@@ -43,14 +43,19 @@ export class SessionHostWatch {
     });
   }
 
-  /** serve stops: the sessions it took over go on in their hosts; the waiting connections close. */
-  stop(): void {
+  /**
+   * serve stops: the sessions it took over go on in their hosts, each once the answers being typed into it
+   * went out (their records and audit lines written); the waiting connections close.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.unwatch?.();
-    for (const session of this.taken.values()) session.detach('agent-bridge serve stopped');
-    for (const connection of this.known.values()) connection?.close();
-    this.taken.clear();
+    // A taken session's connection closes when it is let go (an answer may still be going out through it).
+    for (const [id, connection] of this.known) if (!this.taken.has(id)) connection?.close();
     this.known.clear();
+    const taken = [...this.taken.values()];
+    this.taken.clear();
+    await Promise.all(taken.map((session) => session.letGo('agent-bridge serve stopped')));
   }
 
   /**
