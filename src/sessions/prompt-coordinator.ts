@@ -5,6 +5,7 @@ import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { redactSecrets } from '../core/redact.js';
 import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detector.js';
 import type { AuditLog } from '../store/audit/audit-log.js';
+import type { AuditEntry } from '../store/audit/audit-chain.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
 
 /** How a raised prompt receives its answer: keys into the PTY, a hook's HTTP response, a protocol reply. */
@@ -49,6 +50,8 @@ interface Entry {
   aliases: Set<string>;
   settled: Promise<void>;
   settle: () => void;
+  /** Taken over from a controller that may have typed its answer and written the line before it died. */
+  adopted?: true;
 }
 
 const HOOK_GONE = 'its hook went away while no agent-bridge controlled the session; nothing was sent';
@@ -207,6 +210,7 @@ export class PromptCoordinator {
         aliases: new Set(),
         settled,
         settle,
+        adopted: true,
       };
       if (OPEN_STATUSES.includes(record.status))
         entry.ttl = clock.after(Math.max(0, record.expiresAt - clock.now()), () => void this.expire(entry));
@@ -244,13 +248,16 @@ export class PromptCoordinator {
       const answered = record.status === 'reply_received' && (await wasAnswered(record));
       if (answered) {
         const value = describeReply(record.reply!, record.choices);
+        const onRecord = await this.injectionOnRecord(record);
         this.safely('recording an answer', () => {
           const { prompts } = this.options;
-          this.audited(() => prompts.markInjected(record, value, 'operator'), 'REPLY_INJECTED', record, {
-            value,
-            source: 'operator',
-            decided_by: record.decidedBy,
-          });
+          if (onRecord) prompts.markInjected(record, value, 'operator');
+          else
+            this.audited(() => prompts.markInjected(record, value, 'operator'), 'REPLY_INJECTED', record, {
+              value,
+              source: 'operator',
+              decided_by: record.decidedBy,
+            });
           prompts.transition(record.id, 'resolved');
         });
         this.finish(entry);
@@ -443,12 +450,15 @@ export class PromptCoordinator {
       const typed = await deliver(action, record);
       // A secret's keys are never kept: the reply row says what was typed as its length only.
       const value = record.reply!.type === 'sealed' ? stored : typed;
+      const onRecord = entry.adopted && (await this.injectionOnRecord(record));
       this.safely('recording an answer', () =>
-        this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
-          value: stored,
-          source,
-          decided_by: record.decidedBy,
-        }),
+        onRecord
+          ? prompts.markInjected(record, value, source)
+          : this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
+              value: stored,
+              source,
+              decided_by: record.decidedBy,
+            }),
       );
       await clock.sleep(ECHO_SUPPRESSION_MS);
       this.safely('recording an answer', () => prompts.transition(record.id, 'resolved'));
@@ -462,6 +472,17 @@ export class PromptCoordinator {
       });
     }
     this.finish(entry);
+  }
+
+  /**
+   * The previous controller typed this answer and wrote its REPLY_INJECTED line, and was killed before the
+   * prompt's change committed (the line and the change are one transaction, but the log file is written
+   * before the commit): the line stands, and is not written twice.
+   */
+  private async injectionOnRecord(record: PromptRecord): Promise<boolean> {
+    const since = record.decidedAt ?? record.createdAt;
+    const said = (e: AuditEntry) => e.event === 'REPLY_INJECTED' && e.prompt_id === record.id;
+    return this.options.audit.holdsSince(since, said).catch(() => false);
   }
 
   /** A sealed secret is opened only here, right before it is typed. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplyAction } from '../../src/core/prompt.js';
 import { PromptCoordinator, type CoordinatorOptions } from '../../src/sessions/prompt-coordinator.js';
@@ -167,6 +168,51 @@ describe('prompt coordinator', () => {
     expect(delivered).toHaveLength(1);
     expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
     coordinator.stop('done');
+  });
+
+  describe('an answer taken over from a controller killed while it recorded the answer as typed', () => {
+    const injectedLines = (id: string) =>
+      readFileSync(store.audit.file, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"REPLY_INJECTED"') && line.includes(id)).length;
+
+    /** A prompt answered while its previous controller ran: `lineWritten`, it typed it and wrote the line. */
+    async function takeOverAnswered(lineWritten: boolean) {
+      const { coordinator, delivered, deliver } = setup();
+      const stored = store.prompts.create('sess', yesNoPrompt(), 60_000, 'screen');
+      store.prompts.transition(stored.id, 'routed');
+      store.prompts.transition(stored.id, 'awaiting_reply');
+      expect(answerPrompt(store, { promptRef: stored.id, raw: 'y', decidedBy: 'cli:test' })).toMatchObject({
+        ok: true,
+      });
+      if (lineWritten) {
+        // Killed between writing its line to the log and committing: the line stays, the change does not.
+        const killed = store.db.transaction(() => {
+          store.audit.record('REPLY_INJECTED', { session_id: 'sess', prompt_id: stored.id, value: 'y' });
+          throw new Error('killed');
+        });
+        expect(() => killed()).toThrow('killed');
+      }
+      expect(store.prompts.get(stored.id)).toMatchObject({ status: 'reply_received' });
+      coordinator.adopt([store.prompts.get(stored.id)!], () => deliver);
+      coordinator.poke();
+      await settle();
+      expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
+      coordinator.stop('done');
+      return { id: stored.id, delivered };
+    }
+
+    it('keeps the line it wrote and writes none again', async () => {
+      const { id, delivered } = await takeOverAnswered(true);
+      // Delivered again: the session host knows it was typed (`once`) and types nothing.
+      expect(delivered).toHaveLength(1);
+      expect(injectedLines(id)).toBe(1);
+    });
+
+    it('writes the line when the controller died before writing it', async () => {
+      const { id } = await takeOverAnswered(false);
+      expect(injectedLines(id)).toBe(1);
+    });
   });
 
   it('stores a prompt and routes it in one write: when routing fails, nothing of it is left half-stored', () => {

@@ -3,8 +3,12 @@ import type { Clock } from '../../core/clock.js';
 import { redactDeep } from '../../core/redact.js';
 import type { Database } from '../database.js';
 import { GENESIS, hashEntry, type AuditEntry, type AuditEventName } from './audit-chain.js';
-import { lastEntryRepairing } from './audit-file.js';
+import { lastEntryRepairing, parseEntry } from './audit-file.js';
 import { readChainHead, writeChainHead, type ChainHead } from './audit-head.js';
+import { linesFromEnd } from '../last-lines.js';
+
+/** How much earlier than asked holdsSince() reads (timestamps of different processes). */
+const CLOCK_SLACK_MS = 60_000;
 
 /**
  * The append-only audit log: JSON Lines, each entry hash-chained to the one before (seed 004 §10.3). The file
@@ -42,6 +46,23 @@ export class AuditLog {
         return this.append(previous, event, fields);
       })
       .immediate();
+  }
+
+  /**
+   * Whether the log holds an entry `matches` finds, written at or after `since` (ms), read from the log's end
+   * back to that time. The file is the record: a process killed after writing its line and before its
+   * transaction committed leaves a line the database never saw, and what it recorded did happen.
+   */
+  async holdsSince(since: number, matches: (entry: AuditEntry) => boolean): Promise<boolean> {
+    // Read a little further back than `since`: clocks of two processes may differ by a moment.
+    const from = new Date(since - CLOCK_SLACK_MS).toISOString();
+    for await (const line of linesFromEnd(this.file)) {
+      const entry = parseEntry(line);
+      if (!entry) continue;
+      if (matches(entry)) return true;
+      if (entry.ts < from) return false;
+    }
+    return false;
   }
 
   /**
