@@ -5,6 +5,7 @@ import { PromptCoordinator, type CoordinatorOptions } from '../../src/sessions/p
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import type { PromptRecord } from '../../src/store/prompt-store.js';
 import { permissionPrompt, tempStore, yesNoPrompt, type TempStore } from '../support/temp-store.js';
+import { waitFor } from '../support/wait.js';
 
 let store: TempStore;
 afterEach(() => store?.remove());
@@ -37,6 +38,17 @@ const events = () =>
     .prepare('SELECT event FROM audit_events ORDER BY seq')
     .all()
     .map((r) => (r as { event: string }).event);
+
+/**
+ * A taken-over prompt's answer: recorded as typed once the audit log's end was read (a file read, in real time,
+ * not on the test's clock), then resolved after the echo's time.
+ */
+async function untilResolved(id: string) {
+  const status = () => store.prompts.get(id)?.status;
+  await waitFor('the answer recorded as typed', () => status() === 'injected');
+  store.clock.advance(200);
+  await waitFor('the prompt resolved', () => status() === 'resolved');
+}
 
 async function settle() {
   await flush();
@@ -164,9 +176,8 @@ describe('prompt coordinator', () => {
       ok: true,
     });
     coordinator.poke();
-    await settle();
+    await untilResolved(stored.id);
     expect(delivered).toHaveLength(1);
-    expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
     coordinator.stop('done');
   });
 
@@ -196,8 +207,7 @@ describe('prompt coordinator', () => {
       expect(store.prompts.get(stored.id)).toMatchObject({ status: 'reply_received' });
       coordinator.adopt([store.prompts.get(stored.id)!], () => deliver);
       coordinator.poke();
-      await settle();
-      expect(store.prompts.get(stored.id)).toMatchObject({ status: 'resolved' });
+      await untilResolved(stored.id);
       coordinator.stop('done');
       return { id: stored.id, delivered };
     }
