@@ -361,7 +361,7 @@ export class TerminalSession implements AgentDriver {
       if (typed && turnEnds) {
         await this.untilInputBox(INPUT_BOX_MAX_MS);
         await this.clock.sleep(this.keyGapMs);
-        await this.typeKeys(keys.slice(turnEnds));
+        await this.typeNextMessage(action, current, keys.slice(turnEnds));
       }
       const words = typed ? wordsInPlace(action, current) : null;
       if (words !== null) await this.submitInPlace(current.kind, words);
@@ -370,6 +370,24 @@ export class TerminalSession implements AgentDriver {
       else this.detector?.notAnswering();
     }
     return typed;
+  }
+
+  /**
+   * The words of a choice that go in as the next message (Gemini's "No, suggest changes"), typed as a message
+   * is: an Enter the busy agent missed, the words left in its input box, is typed again (submitMessage).
+   */
+  private async typeNextMessage(
+    action: ReplyAction,
+    current: ReturnType<typeof asShownNow>,
+    keys: string[],
+  ): Promise<void> {
+    const chosen = action.type === 'default' ? current.safeDefault : action;
+    const words = chosen?.type === 'choice' ? chosen.text : undefined;
+    const holdsUnsent = this.vocabulary?.holdsUnsent;
+    const typed = () => this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs, awaitRedraw: true });
+    if (words && holdsUnsent && keys.length > 1)
+      await submitMessage(this.submitContext(holdsUnsent), typed, words, keys.at(-1)!);
+    else await typed();
   }
 
   /** Words typed into the dialog's field: their Enter typed again while a dialog of `kind` still shows them. */
