@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -10,22 +10,9 @@ export async function lastLines(file: string, count: number): Promise<{ lines: s
   const handle = await open(file, 'r');
   try {
     const end = (await handle.stat()).size;
-    const chunks: Buffer[] = [];
-    let position = end;
-    let newlines = 0;
-    // One more line break than lines wanted: the first line found may be cut by the chunk's start.
-    while (position > 0 && newlines <= count) {
-      const size = Math.min(CHUNK_BYTES, position);
-      position -= size;
-      const chunk = Buffer.alloc(size);
-      await handle.read(chunk, 0, size, position);
-      chunks.unshift(chunk);
-      for (const byte of chunk) if (byte === 0x0a) newlines++;
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    const lines = text.split('\n');
-    if (position > 0) lines.shift(); // a partial line: its start lies before what was read
-    return { lines: lines.filter((line) => line !== '').slice(-count), end };
+    const lines: string[] = [];
+    if (count > 0) for await (const line of linesBefore(handle, end)) if (lines.push(line) >= count) break;
+    return { lines: lines.reverse(), end };
   } finally {
     await handle.close();
   }
@@ -38,29 +25,34 @@ export async function lastLines(file: string, count: number): Promise<{ lines: s
 export async function* linesFromEnd(file: string): AsyncGenerator<string> {
   const handle = await open(file, 'r');
   try {
-    let position = (await handle.stat()).size;
-    let carry = Buffer.alloc(0);
-    while (position > 0) {
-      const size = Math.min(CHUNK_BYTES, position);
-      position -= size;
-      const chunk = Buffer.alloc(size);
-      await handle.read(chunk, 0, size, position);
-      let text = Buffer.concat([chunk, carry]);
-      carry = Buffer.alloc(0);
-      if (position > 0) {
-        // What comes before the first line break may go on further back: kept for the next read.
-        const first = text.indexOf(0x0a);
-        if (first < 0) {
-          carry = text;
-          continue;
-        }
-        carry = text.subarray(0, first);
-        text = text.subarray(first + 1);
-      }
-      const lines = text.toString('utf8').split('\n');
-      for (let i = lines.length - 1; i >= 0; i--) if (lines[i] !== '') yield lines[i]!;
-    }
+    yield* linesBefore(handle, (await handle.stat()).size);
   } finally {
     await handle.close();
+  }
+}
+
+/** The non-empty lines before byte `end` of an open file, last first. */
+async function* linesBefore(handle: FileHandle, end: number): AsyncGenerator<string> {
+  let position = end;
+  let carry = Buffer.alloc(0);
+  while (position > 0) {
+    const size = Math.min(CHUNK_BYTES, position);
+    position -= size;
+    const chunk = Buffer.alloc(size);
+    await handle.read(chunk, 0, size, position);
+    let text = Buffer.concat([chunk, carry]);
+    carry = Buffer.alloc(0);
+    if (position > 0) {
+      // What comes before the first line break may go on further back: kept for the next read.
+      const first = text.indexOf(0x0a);
+      if (first < 0) {
+        carry = text;
+        continue;
+      }
+      carry = text.subarray(0, first);
+      text = text.subarray(first + 1);
+    }
+    const lines = text.toString('utf8').split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) if (lines[i] !== '') yield lines[i]!;
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { linesFromEnd } from '../../src/store/last-lines.js';
+import { lastLines, linesFromEnd } from '../../src/store/last-lines.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,6 +33,8 @@ describe('a file read from its end', () => {
     ];
     const name = file(lines.join('\n') + '\n\n');
     expect(await all(name)).toEqual([...lines].reverse());
+    // The last three lines, blank lines at the end not counted among them.
+    expect((await lastLines(name, 3)).lines).toEqual(lines.slice(-3));
   });
 
   it('reads no further back than asked (a caller that stops early)', async () => {
