@@ -74,7 +74,7 @@ export function keysEndingTheTurn(
   prompt: KeyPrompt,
   menuKeys: 'digit' | 'digit-enter',
 ): number {
-  const chosen = action.type === 'default' ? prompt.safeDefault : action;
+  const chosen = chosenAnswer(action, prompt);
   const dialog = prompt.dialog;
   if (chosen?.type !== 'choice' || !chosen.text?.trim() || dialog?.keys.words !== 'next-message') return 0;
   if (chosen.number !== textChoiceOf(prompt)) return 0;
@@ -83,10 +83,21 @@ export function keysEndingTheTurn(
 
 /** The words `action` types into the dialog's own field (a choice that opens one in place), or null. */
 export function wordsInPlace(action: ReplyAction, prompt: KeyPrompt): string | null {
-  const chosen = action.type === 'default' ? prompt.safeDefault : action;
+  const chosen = chosenAnswer(action, prompt);
   if (chosen?.type !== 'choice' || !chosen.text?.trim() || prompt.dialog?.keys.words !== 'in-place')
     return null;
   return chosen.number === textChoiceOf(prompt) ? chosen.text : null;
+}
+
+/** The words given with a choice (its safe default's for `default`), if any. */
+export function choiceWords(action: ReplyAction, prompt: KeyPrompt): string | undefined {
+  const chosen = chosenAnswer(action, prompt);
+  return chosen?.type === 'choice' ? chosen.text : undefined;
+}
+
+/** The answer as typed: the prompt's safe default for `default`. */
+function chosenAnswer(action: ReplyAction, prompt: KeyPrompt): ReplyAction | null {
+  return action.type === 'default' ? prompt.safeDefault : action;
 }
 
 /** A choice, and the words that go with it where it takes them. */

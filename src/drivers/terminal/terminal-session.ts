@@ -8,6 +8,7 @@ import type { StartupPromptRule } from '../../core/startup-rules.js';
 import { PromptDetector, type DetectorSignal } from './detector/prompt-detector.js';
 import { ttyWaitState } from './detector/tty-blocked.js';
 import {
+  choiceWords,
   KeysRefused,
   keysEndingTheTurn,
   nextBoxFlip,
@@ -381,8 +382,7 @@ export class TerminalSession implements AgentDriver {
     current: ReturnType<typeof asShownNow>,
     keys: string[],
   ): Promise<void> {
-    const chosen = action.type === 'default' ? current.safeDefault : action;
-    const words = chosen?.type === 'choice' ? chosen.text : undefined;
+    const words = choiceWords(action, current);
     const holdsUnsent = this.vocabulary?.holdsUnsent;
     const typed = () => this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs, awaitRedraw: true });
     if (words && holdsUnsent && keys.length > 1)
