@@ -250,15 +250,8 @@ export class PromptCoordinator {
         const value = describeReply(record.reply!, record.choices);
         const onRecord = await this.injectionOnRecord(record);
         this.safely('recording an answer', () => {
-          const { prompts } = this.options;
-          if (onRecord) prompts.markInjected(record, value, 'operator');
-          else
-            this.audited(() => prompts.markInjected(record, value, 'operator'), 'REPLY_INJECTED', record, {
-              value,
-              source: 'operator',
-              decided_by: record.decidedBy,
-            });
-          prompts.transition(record.id, 'resolved');
+          this.recordInjected(record, value, value, 'operator', onRecord);
+          this.options.prompts.transition(record.id, 'resolved');
         });
         this.finish(entry);
       } else this.closeLocally(entry, 'failed');
@@ -450,16 +443,8 @@ export class PromptCoordinator {
       const typed = await deliver(action, record);
       // A secret's keys are never kept: the reply row says what was typed as its length only.
       const value = record.reply!.type === 'sealed' ? stored : typed;
-      const onRecord = entry.adopted && (await this.injectionOnRecord(record));
-      this.safely('recording an answer', () =>
-        onRecord
-          ? prompts.markInjected(record, value, source)
-          : this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
-              value: stored,
-              source,
-              decided_by: record.decidedBy,
-            }),
-      );
+      const onRecord = entry.adopted === true && (await this.injectionOnRecord(record));
+      this.safely('recording an answer', () => this.recordInjected(record, value, stored, source, onRecord));
       await clock.sleep(ECHO_SUPPRESSION_MS);
       this.safely('recording an answer', () => prompts.transition(record.id, 'resolved'));
     } catch (error) {
@@ -472,6 +457,27 @@ export class PromptCoordinator {
       });
     }
     this.finish(entry);
+  }
+
+  /**
+   * The answer recorded as typed (`value`, the reply row's) with its REPLY_INJECTED line saying `said`; no line
+   * when the controller before this one wrote it already (`onRecord`).
+   */
+  private recordInjected(
+    record: PromptRecord,
+    value: string,
+    said: string,
+    source: 'operator' | 'timeout_default',
+    onRecord: boolean,
+  ): void {
+    const { prompts } = this.options;
+    if (onRecord) prompts.markInjected(record, value, source);
+    else
+      this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
+        value: said,
+        source,
+        decided_by: record.decidedBy,
+      });
   }
 
   /**
