@@ -264,19 +264,24 @@ export class AgentSession {
   private async resume(connection: HostConnection, view: HostView, record: SessionRecord): Promise<void> {
     const { store, clock } = this.options;
     this.coordinator = this.newCoordinator();
-    const { terminal, port } = over(connection, view, this.reading());
-    this.driver = terminal;
-    this.attachHost(port, connection);
-    this.registered = true;
     const previous = record.owner.pid;
     store.sessions.setController(this.id, ownProcessRef(), this.sealing.publicKey);
     this.audit('SESSION_TAKEN_OVER', { previous_controller: previous, host_pid: connection.welcome.hostPid });
     const unfinished = store.prompts.unfinished(this.id);
-    this.coordinator.adopt(unfinished, (stored) =>
+    // Taken over (the audit log read) before the terminal is made: from then on, what its screen shows must
+    // find the prompts in place and its events a listener.
+    let terminal: TerminalSession | null = null;
+    await this.coordinator.adopt(unfinished, (stored) =>
       stored.source === 'hook'
         ? null
-        : (action, decided) => terminal.answer(detectedOf(stored), action, undefined, decided.id),
+        : (action, decided) => terminal!.answer(detectedOf(stored), action, undefined, decided.id),
     );
+    const made = over(connection, view, this.reading());
+    const port = made.port;
+    terminal = made.terminal;
+    this.driver = terminal;
+    this.attachHost(port, connection);
+    this.registered = true;
     // Before the screen is first read: the detector knows the prompt it shows is that one, not a new one
     // (answered already, if its answer went out), and says it gone if the screen no longer shows it.
     const shown = unfinished.filter((stored) => stored.source !== 'hook' && stored.screenKey);

@@ -5,7 +5,6 @@ import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { redactSecrets } from '../core/redact.js';
 import { ECHO_SUPPRESSION_MS } from '../drivers/terminal/detector/prompt-detector.js';
 import type { AuditLog } from '../store/audit/audit-log.js';
-import type { AuditEntry } from '../store/audit/audit-chain.js';
 import type { PromptRecord, PromptStore } from '../store/prompt-store.js';
 
 /** How a raised prompt receives its answer: keys into the PTY, a hook's HTTP response, a protocol reply. */
@@ -50,8 +49,6 @@ interface Entry {
   aliases: Set<string>;
   settled: Promise<void>;
   settle: () => void;
-  /** Taken over from a controller that may have typed its answer and written the line before it died. */
-  adopted?: true;
 }
 
 const HOOK_GONE = 'its hook went away while no agent-bridge controlled the session; nothing was sent';
@@ -90,6 +87,11 @@ export class PromptCoordinator {
     string,
     { detected: DetectedPrompt; deliver: Deliver; timer: TimerHandle }
   >();
+  /**
+   * Per prompt taken over: the audit lines its previous controller wrote whose change did not commit (killed
+   * between writing the line and the commit: see audited()). The change made again here writes no second line.
+   */
+  private readonly saidBefore = new Map<string, Set<string>>();
 
   constructor(private readonly options: CoordinatorOptions) {}
 
@@ -190,8 +192,9 @@ export class PromptCoordinator {
    * typed at the next poke(), at most once: see Deliver). `deliverFor` is how each reaches the agent now; null
    * for a hook's prompt until its hook is relayed again (raiseFromHook).
    */
-  adopt(records: PromptRecord[], deliverFor: (record: PromptRecord) => Deliver | null): void {
+  async adopt(records: PromptRecord[], deliverFor: (record: PromptRecord) => Deliver | null): Promise<void> {
     const { prompts, clock } = this.options;
+    await this.readSaidBefore(records);
     for (const taken of records) {
       if (taken.status === 'injected') {
         this.safely('resolving a typed answer', () => prompts.transition(taken.id, 'resolved'));
@@ -210,7 +213,6 @@ export class PromptCoordinator {
         aliases: new Set(),
         settled,
         settle,
-        adopted: true,
       };
       if (OPEN_STATUSES.includes(record.status))
         entry.ttl = clock.after(Math.max(0, record.expiresAt - clock.now()), () => void this.expire(entry));
@@ -248,9 +250,8 @@ export class PromptCoordinator {
       const answered = record.status === 'reply_received' && (await wasAnswered(record));
       if (answered) {
         const value = describeReply(record.reply!, record.choices);
-        const onRecord = await this.injectionOnRecord(record);
         this.safely('recording an answer', () => {
-          this.recordInjected(record, value, value, 'operator', onRecord);
+          this.recordInjected(record, value, value, 'operator');
           this.options.prompts.transition(record.id, 'resolved');
         });
         this.finish(entry);
@@ -443,8 +444,7 @@ export class PromptCoordinator {
       const typed = await deliver(action, record);
       // A secret's keys are never kept: the reply row says what was typed as its length only.
       const value = record.reply!.type === 'sealed' ? stored : typed;
-      const onRecord = entry.adopted === true && (await this.injectionOnRecord(record));
-      this.safely('recording an answer', () => this.recordInjected(record, value, stored, source, onRecord));
+      this.safely('recording an answer', () => this.recordInjected(record, value, stored, source));
       await clock.sleep(ECHO_SUPPRESSION_MS);
       this.safely('recording an answer', () => prompts.transition(record.id, 'resolved'));
     } catch (error) {
@@ -459,36 +459,40 @@ export class PromptCoordinator {
     this.finish(entry);
   }
 
-  /**
-   * The answer recorded as typed (`value`, the reply row's) with its REPLY_INJECTED line saying `said`; no line
-   * when the controller before this one wrote it already (`onRecord`).
-   */
+  /** The answer recorded as typed (`value`, the reply row's), its REPLY_INJECTED line saying `said`. */
   private recordInjected(
     record: PromptRecord,
     value: string,
     said: string,
     source: 'operator' | 'timeout_default',
-    onRecord: boolean,
   ): void {
     const { prompts } = this.options;
-    if (onRecord) prompts.markInjected(record, value, source);
-    else
-      this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
-        value: said,
-        source,
-        decided_by: record.decidedBy,
-      });
+    this.audited(() => prompts.markInjected(record, value, source), 'REPLY_INJECTED', record, {
+      value: said,
+      source,
+      decided_by: record.decidedBy,
+    });
   }
 
   /**
-   * The previous controller typed this answer and wrote its REPLY_INJECTED line, and was killed before the
-   * prompt's change committed (the line and the change are one transaction, but the log file is written
-   * before the commit): the line stands, and is not written twice.
+   * The lines the log holds for the prompts taken over, read from its end back to the oldest one's creation
+   * (one read): those their store rows do not show yet were written by a controller killed before its commit.
    */
-  private async injectionOnRecord(record: PromptRecord): Promise<boolean> {
-    const since = record.decidedAt ?? record.createdAt;
-    const said = (e: AuditEntry) => e.event === 'REPLY_INJECTED' && e.prompt_id === record.id;
-    return this.options.audit.holdsSince(since, said).catch(() => false);
+  private async readSaidBefore(records: PromptRecord[]): Promise<void> {
+    const taken = new Set(records.map((record) => record.id));
+    if (taken.size === 0) return;
+    const since = Math.min(...records.map((record) => record.createdAt));
+    const entries = await this.options.audit
+      .entriesSince(since, (entry) => typeof entry.prompt_id === 'string' && taken.has(entry.prompt_id))
+      .catch((error: unknown) => {
+        this.storageFailed('reading the audit log', error);
+        return [];
+      });
+    for (const entry of entries) {
+      const id = entry.prompt_id as string;
+      if (!this.saidBefore.has(id)) this.saidBefore.set(id, new Set());
+      this.saidBefore.get(id)!.add(entry.event);
+    }
   }
 
   /** A sealed secret is opened only here, right before it is typed. */
@@ -551,6 +555,8 @@ export class PromptCoordinator {
     record: PromptRecord,
     fields: Record<string, unknown>,
   ): void {
+    // Its previous controller wrote this line and died before the change committed: the line stands.
+    if (this.saidBefore.get(record.id)?.delete(event)) return;
     this.safely('writing the audit log', () =>
       this.options.audit.record(event, { session_id: record.sessionId, prompt_id: record.id, ...fields }),
     );

@@ -39,10 +39,7 @@ const events = () =>
     .all()
     .map((r) => (r as { event: string }).event);
 
-/**
- * A taken-over prompt's answer: recorded as typed once the audit log's end was read (a file read, in real time,
- * not on the test's clock), then resolved after the echo's time.
- */
+/** A taken-over prompt's answer: recorded as typed (in real time: typing is), then resolved after the echo's time. */
 async function untilResolved(id: string) {
   const status = () => store.prompts.get(id)?.status;
   await waitFor('the answer recorded as typed', () => status() === 'injected');
@@ -168,7 +165,7 @@ describe('prompt coordinator', () => {
     const { coordinator, delivered, deliver } = setup();
     // Killed between storing the prompt and routing it: the row says `created`.
     const stored = store.prompts.create('sess', yesNoPrompt(), 60_000, 'screen');
-    coordinator.adopt([stored], () => deliver);
+    await coordinator.adopt([stored], () => deliver);
     expect(store.prompts.get(stored.id)).toMatchObject({ status: 'awaiting_reply' });
     expect(events()).toEqual(['PROMPT_ROUTED']);
     // Answerable as any other: the answer is typed once.
@@ -181,11 +178,23 @@ describe('prompt coordinator', () => {
     coordinator.stop('done');
   });
 
+  /** Lines of the audit log (the file: the record) saying `event` of prompt `id`. */
+  const linesOf = (event: string, id: string) =>
+    readFileSync(store.audit.file, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(`"${event}"`) && line.includes(id)).length;
+
+  /** Killed between writing its line to the log and committing: the line stays, the change does not. */
+  function killedAfterLine(event: 'REPLY_INJECTED' | 'PROMPT_EXPIRED' | 'PROMPT_FAILED', id: string) {
+    const killed = store.db.transaction(() => {
+      store.audit.record(event, { session_id: 'sess', prompt_id: id });
+      throw new Error('killed');
+    });
+    expect(() => killed()).toThrow('killed');
+  }
+
   describe('an answer taken over from a controller killed while it recorded the answer as typed', () => {
-    const injectedLines = (id: string) =>
-      readFileSync(store.audit.file, 'utf8')
-        .split('\n')
-        .filter((line) => line.includes('"REPLY_INJECTED"') && line.includes(id)).length;
+    const injectedLines = (id: string) => linesOf('REPLY_INJECTED', id);
 
     /** A prompt answered while its previous controller ran: `lineWritten`, it typed it and wrote the line. */
     async function takeOverAnswered(lineWritten: boolean) {
@@ -196,16 +205,9 @@ describe('prompt coordinator', () => {
       expect(answerPrompt(store, { promptRef: stored.id, raw: 'y', decidedBy: 'cli:test' })).toMatchObject({
         ok: true,
       });
-      if (lineWritten) {
-        // Killed between writing its line to the log and committing: the line stays, the change does not.
-        const killed = store.db.transaction(() => {
-          store.audit.record('REPLY_INJECTED', { session_id: 'sess', prompt_id: stored.id, value: 'y' });
-          throw new Error('killed');
-        });
-        expect(() => killed()).toThrow('killed');
-      }
+      if (lineWritten) killedAfterLine('REPLY_INJECTED', stored.id);
       expect(store.prompts.get(stored.id)).toMatchObject({ status: 'reply_received' });
-      coordinator.adopt([store.prompts.get(stored.id)!], () => deliver);
+      await coordinator.adopt([store.prompts.get(stored.id)!], () => deliver);
       coordinator.poke();
       await untilResolved(stored.id);
       coordinator.stop('done');
@@ -222,6 +224,45 @@ describe('prompt coordinator', () => {
     it('writes the line when the controller died before writing it', async () => {
       const { id } = await takeOverAnswered(false);
       expect(injectedLines(id)).toBe(1);
+    });
+  });
+
+  describe("a prompt's end taken over from a controller killed between its line and its commit", () => {
+    async function takeOverOpen(ttlMs: number) {
+      const { coordinator, deliver } = setup(ttlMs);
+      const stored = store.prompts.create('sess', yesNoPrompt(), ttlMs, 'screen');
+      store.prompts.transition(stored.id, 'routed');
+      store.prompts.transition(stored.id, 'awaiting_reply');
+      return { coordinator, deliver, id: stored.id };
+    }
+
+    it('expires it with one PROMPT_EXPIRED line, the one written before', async () => {
+      const { coordinator, deliver, id } = await takeOverOpen(1_000);
+      store.clock.advance(1_000);
+      killedAfterLine('PROMPT_EXPIRED', id);
+      expect(store.prompts.get(id)).toMatchObject({ status: 'awaiting_reply' });
+      await coordinator.adopt([store.prompts.get(id)!], () => deliver);
+      store.clock.advance(0);
+      await waitFor('the prompt expired', () => store.prompts.get(id)?.status !== 'awaiting_reply');
+      expect(linesOf('PROMPT_EXPIRED', id)).toBe(1);
+      coordinator.stop('done');
+    });
+
+    it('fails it at the end with one PROMPT_FAILED line, the one written before', async () => {
+      const { coordinator, deliver, id } = await takeOverOpen(60_000);
+      killedAfterLine('PROMPT_FAILED', id);
+      await coordinator.adopt([store.prompts.get(id)!], () => deliver);
+      coordinator.stop('the session ended');
+      expect(store.prompts.get(id)).toMatchObject({ status: 'failed' });
+      expect(linesOf('PROMPT_FAILED', id)).toBe(1);
+    });
+
+    it('writes the line of a change its previous controller never started', async () => {
+      const { coordinator, deliver, id } = await takeOverOpen(60_000);
+      await coordinator.adopt([store.prompts.get(id)!], () => deliver);
+      coordinator.stop('the session ended');
+      expect(linesOf('PROMPT_FAILED', id)).toBe(1);
+      expect(events().at(-1)).toBe('PROMPT_FAILED');
     });
   });
 

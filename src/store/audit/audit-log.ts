@@ -7,7 +7,7 @@ import { lastEntryRepairing, parseEntry } from './audit-file.js';
 import { readChainHead, writeChainHead, type ChainHead } from './audit-head.js';
 import { linesFromEnd } from '../last-lines.js';
 
-/** How much earlier than asked holdsSince() reads (timestamps of different processes). */
+/** How much earlier than asked entriesSince() reads (timestamps of different processes). */
 const CLOCK_SLACK_MS = 60_000;
 
 /**
@@ -49,20 +49,21 @@ export class AuditLog {
   }
 
   /**
-   * Whether the log holds an entry `matches` finds, written at or after `since` (ms), read from the log's end
-   * back to that time. The file is the record: a process killed after writing its line and before its
+   * The entries `matches` finds, written at or after `since` (ms), read from the log's end back to that time
+   * (newest first). The file is the record: a process killed after writing its line and before its
    * transaction committed leaves a line the database never saw, and what it recorded did happen.
    */
-  async holdsSince(since: number, matches: (entry: AuditEntry) => boolean): Promise<boolean> {
+  async entriesSince(since: number, matches: (entry: AuditEntry) => boolean): Promise<AuditEntry[]> {
     // Read a little further back than `since`: clocks of two processes may differ by a moment.
     const from = new Date(since - CLOCK_SLACK_MS).toISOString();
+    const found: AuditEntry[] = [];
     for await (const line of linesFromEnd(this.file)) {
       const entry = parseEntry(line);
       if (!entry) continue;
-      if (matches(entry)) return true;
-      if (entry.ts < from) return false;
+      if (entry.ts < from) break;
+      if (matches(entry)) found.push(entry);
     }
-    return false;
+    return found;
   }
 
   /**
