@@ -1,7 +1,7 @@
 /**
  * Runs the benchmarks: `npm run bench [-- --quick] [-- --only <name>]`. Every number is a ratio against a
  * baseline measured in the same run; a missed target is reported, never a failure. Results also go to
- * .bench-out/results.json.
+ * .bench-out/results.json (results-<name>.json, results-quick.json for a partial or smoke run).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -160,6 +160,11 @@ async function runAll(
   return results;
 }
 
+/** `results.json` for a full run; `results-<name>.json`, `results-quick.json` for the others. */
+function resultsFile(options: Options): string {
+  return `results${options.only ? `-${options.only}` : ''}${options.quick ? '-quick' : ''}.json`;
+}
+
 async function main(): Promise<void> {
   let options: Options;
   try {
@@ -194,7 +199,8 @@ async function main(): Promise<void> {
   const results = await runAll(selected, ctx, history);
   const wallSeconds = Math.round((performance.now() - wallStarted) / 1000);
   await mkdir(outDir, { recursive: true });
-  const file = path.join(outDir, 'results.json');
+  // A full run's results are not overwritten by a partial or smoke run after it.
+  const file = path.join(outDir, resultsFile(options));
   const report = {
     startedAt,
     quick: options.quick,
