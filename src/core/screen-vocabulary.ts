@@ -27,6 +27,13 @@ export interface ScreenVocabulary {
    */
   holdsUnsent?(screen: ScreenView, message: string): boolean;
   /**
+   * The agent puts the last message back in its input box when a turn of its is cancelled (Gemini CLI, after a
+   * "No" to a tool): the text its box holds ('' empty, null where no box is drawn), and the keys that empty it
+   * of `text` (the cursor at its end), one write each. Before the next message is typed, a box holding just the
+   * last message typed there is emptied with them (a person's own text in it never is).
+   */
+  restoresMessage?: { boxText(screen: ScreenView): string | null; clearKeys(text: string): string[] };
+  /**
    * How a menu found by the generic patterns takes a choice: `digit` at once, else digit then Enter. The
    * agent's own dialogs say how they take keys themselves (`DetectedPrompt.dialog`).
    */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
+import type { ReplyAction } from '../../src/core/prompt.js';
 import { readProcess } from '../../src/drivers/terminal/process-tree.js';
 import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/terminal/terminal-session.js';
 import { genericScreens } from '../../src/agents/generic-screens.js';
@@ -214,6 +215,100 @@ describe('terminal session in a real PTY', () => {
     it('get no second Enter when the first one was taken', async () => {
       const session = await answerPlan(0);
       await until(session, 'FEEDBACK: add a step 3 enters: 1');
+    });
+  });
+
+  describe('a "No" that ends the turn (Gemini CLI)', () => {
+    // Gemini CLI's input box and tool confirmation: a message starting TOOL asks to run one; 3 ("No, suggest
+    // changes") cancels, the box comes back (holding the last message again when `restores`), and words go in
+    // as the next message. The box drops the first `dropped` Enters after the "No" (a busy TUI). Ctrl-U empties
+    // the line left of the cursor, Backspace takes a character back.
+    const geminiProgram = (dropped: number, restores: boolean) => `
+      const row = (text) => '│ ' + text.padEnd(66) + ' │\\r\\n';
+      let asking = false, typed = '', sent = [], afterNo = -1;
+      const draw = () => {
+        let out = '\\x1b[2J\\x1b[H' + sent.map((m) => 'SENT: ' + m + '\\r\\n').join('');
+        if (asking) {
+          out += '╭' + '─'.repeat(68) + '╮\\r\\n' + row('? Shell  mkdir out') + row('Allow execution of [Shell]?') + row('');
+          ['Allow once', 'Allow for this session', 'No, suggest changes (esc)'].forEach(
+            (o, i) => (out += row((i === 0 ? '●' : ' ') + ' ' + (i + 1) + '. ' + o)),
+          );
+          out += '╰' + '─'.repeat(68) + '╯';
+        } else {
+          out += '▄'.repeat(70) + '\\r\\n > ' + (typed || '  Type your message or @path/to/file') + '\\r\\n';
+          out += '▀'.repeat(70) + '\\r\\n workspace (/directory)        sandbox        /model';
+          if (afterNo >= 0) out += '\\r\\n enters after the No: ' + afterNo;
+        }
+        process.stdout.write(out);
+      };
+      process.stdin.setRawMode(true);
+      draw();
+      process.stdin.on('data', (data) => {
+        for (const ch of data.toString()) {
+          if (asking) {
+            if (ch === '3') { asking = false; afterNo = 0; typed = ${restores} ? sent.at(-1) : ''; }
+          } else if (ch === '\\x15') typed = typed.slice(0, typed.lastIndexOf('\\n') + 1);
+          else if (ch === '\\x7f') typed = typed.slice(0, -1);
+          else if (ch !== '\\r') typed += ch;
+          else if (afterNo >= 0 && afterNo++ < ${dropped}) continue;
+          else if (typed) { sent.push(typed); asking = typed.startsWith('TOOL'); typed = ''; }
+        }
+        draw();
+      });`;
+
+    /** The confirmation its first message asks, answered with `reply`; the session, once answered. */
+    async function answerNo(reply: ReplyAction, { dropped = 0, restores = false } = {}) {
+      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(geminiProgram(dropped, restores))}`;
+      const { session, events } = await start(program, { vocabulary: geminiScreens });
+      await until(session, 'Type your message');
+      await session.sendText('TOOL: make a folder');
+      const prompt = await waitFor(
+        'the confirmation raised',
+        () => events.flatMap((e) => (e.type === 'prompt' ? [e.prompt] : []))[0],
+      );
+      expect(prompt.kind).toBe('permission');
+      // Typed whole (its Enter watched, so none comes later) by the time answer() resolves.
+      await session.answer(prompt, reply);
+      return session;
+    }
+
+    const suggest = { type: 'choice', number: 3, text: 'use mkdir -p instead' } as const;
+
+    it('sends the words as the next message, with Enter once more when the box kept them', async () => {
+      const session = await answerNo(suggest, { dropped: 1 });
+      await until(session, 'SENT: use mkdir -p instead');
+      expect(await screenText(session)).toContain('enters after the No: 2');
+    });
+
+    it('types no second Enter when the first one was taken', async () => {
+      const session = await answerNo(suggest);
+      await until(session, 'SENT: use mkdir -p instead');
+      // A key typed now is read after every key of the answer.
+      await session.sendKeys('#');
+      await until(session, '> #');
+      expect(await screenText(session)).toContain('enters after the No: 1');
+    });
+
+    it('sends the words alone when the agent put the last message back in its box', async () => {
+      const session = await answerNo(suggest, { restores: true });
+      await until(session, 'SENT: use mkdir -p instead');
+      expect(await screenText(session)).not.toContain('SENT: TOOL: make a folderuse');
+    });
+
+    it('sends the next message alone after a plain "No" left the last one in the box', async () => {
+      const session = await answerNo({ type: 'choice', number: 3 }, { restores: true });
+      await until(session, '> TOOL: make a folder');
+      await session.sendText('something else');
+      await until(session, 'SENT: something else');
+      expect((await screenText(session)).match(/SENT: /g)).toHaveLength(2);
+    });
+
+    it("leaves a person's own text in the box as it is", async () => {
+      const session = await answerNo({ type: 'choice', number: 3 });
+      await session.sendKeys('draft ');
+      await until(session, '> draft');
+      await session.sendText('more');
+      await until(session, 'SENT: draft more');
     });
   });
 

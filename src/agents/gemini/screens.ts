@@ -6,7 +6,7 @@ import { redactSecrets } from '../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../core/screen-vocabulary.js';
 import { findMenu, findRowAbove, isFrame, lastContentRow, unbox } from '../../core/screen-text.js';
 import { checkboxMenu, keyed } from '../dialog.js';
-import { unsentChecker, type InputBoxShape } from '../input-box.js';
+import { inputBoxText, unsentChecker, type InputBoxShape } from '../input-box.js';
 
 /** Gemini CLI's dialogs (agent-facts 32, test/golden/prompts/gemini): a ● menu in a box. */
 const CONFIRM =
@@ -107,6 +107,12 @@ const INPUT_BOX: InputBoxShape = {
   collapsedPaste: /^\[Pasted Text: \d+/,
 };
 
+/** The keys that empty the input box of `text`, its cursor at the end: each line from the last up. */
+function clearLines(text: string): string[] {
+  const lines = text.split('\n').length;
+  return ['\x15', ...Array.from({ length: lines - 1 }, () => ['\x7f', '\x15']).flat()];
+}
+
 /** The agent's own dialogs, most specific first. */
 function detect(screen: ScreenView): DetectedPrompt | null {
   return confirm(screen) ?? trust(screen) ?? plan(screen) ?? question(screen);
@@ -117,12 +123,17 @@ export const geminiScreens: ScreenVocabulary = {
   isIdle: (screen) => {
     const bottom = lastContentRow(screen.lines);
     const tail = screen.lines.slice(Math.max(0, bottom - 9), bottom + 1);
+    // Its box, empty or holding text (the message it put back after a "No"), with no dialog over it.
+    const atBox =
+      tail.slice(-6).some((l) => /Type your message/.test(l)) ||
+      (inputBoxText(INPUT_BOX, screen) !== null && detect(screen) === null);
     // It keeps its input box while it works: then a spinner line above it offers "esc to cancel".
-    return (
-      tail.slice(-6).some((l) => /Type your message/.test(l)) && !tail.some((l) => /\(esc to cancel/.test(l))
-    );
+    return atBox && !tail.some((l) => /\(esc to cancel/.test(l));
   },
   holdsUnsent: unsentChecker(INPUT_BOX, detect),
+  // A cancelled turn (a "No" to a tool) can put the last message back in the box. Ctrl-U empties the line
+  // left of the cursor, Backspace joins the line above: nothing else (Ctrl-C would also arm "again to exit").
+  restoresMessage: { boxText: (screen) => inputBoxText(INPUT_BOX, screen), clearKeys: clearLines },
   menuKeys: 'digit',
   // Esc cancels a running request; a SIGINT ends the Gemini CLI itself.
   interruptKeys: ['\x1b'],

@@ -86,6 +86,8 @@ export class TerminalSession implements AgentDriver {
   private readonly menuKeys: ScreenVocabulary['menuKeys'];
   private readonly interruptKeys: string[] | undefined;
   private readonly keyGapMs: number;
+  /** The last message typed and submitted here: the agent may put it back in its box (restoresMessage). */
+  private lastMessage: string | null = null;
   private readonly vocabulary: ScreenVocabulary | undefined;
   private lastTitle = '';
   private readonly typedElsewhere_: Array<(data: string) => void> = [];
@@ -214,6 +216,7 @@ export class TerminalSession implements AgentDriver {
     });
     const parts = [body, enter].filter((part) => part !== '');
     if (parts.length === 0) return;
+    if (enter) await this.clearRestoredMessage(text);
     // A TUI takes a while to turn a multi-line paste into its input (Claude Code: "[Pasted text …]") and
     // drops an Enter that comes meanwhile: the Enter waits until the echo has settled.
     const typed = () =>
@@ -383,11 +386,38 @@ export class TerminalSession implements AgentDriver {
     keys: string[],
   ): Promise<void> {
     const words = choiceWords(action, current);
+    if (words) await this.clearRestoredMessage(words);
     const holdsUnsent = this.vocabulary?.holdsUnsent;
     const typed = () => this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs, awaitRedraw: true });
     if (words && holdsUnsent && keys.length > 1)
       await submitMessage(this.submitContext(holdsUnsent), typed, words, keys.at(-1)!);
     else await typed();
+  }
+
+  /**
+   * Before `next` is typed as a message: a box holding just the last message typed here (the agent put it back
+   * when its turn was cancelled) is emptied, so that `next` goes alone; any other text in it is left as it is.
+   */
+  private async clearRestoredMessage(next: string): Promise<void> {
+    const restores = this.vocabulary?.restoresMessage;
+    const last = this.lastMessage;
+    this.lastMessage = next;
+    if (!restores || last === null) return;
+    const restored = (screen: ScreenSnapshot) => {
+      const text = restores.boxText(screen);
+      return !!text && withoutSpaces(text) === withoutSpaces(last);
+    };
+    await this.screen.catchUp();
+    const screen = this.screen.snapshot();
+    if (!restored(screen)) return;
+    // Typed only onto the screen judged: had the agent written since, its box may hold something else now.
+    const { typed } = await this.pty.inject({
+      parts: restores.clearKeys(last),
+      gapMs: this.keyGapMs,
+      awaitRedraw: true,
+      ifOutputAt: screen.outputAt,
+    });
+    if (typed) await this.untilScreen((now) => !restored(now), INPUT_BOX_MAX_MS);
   }
 
   /** Words typed into the dialog's field: their Enter typed again while a dialog of `kind` still shows them. */
