@@ -163,8 +163,9 @@ describe('terminal session in a real PTY', () => {
 
   describe("words typed into a dialog's own field", () => {
     // Gemini CLI's plan approval: 3 opens "Type your feedback..." in place, the words show as that option,
-    // Enter sends them. This one drops the first `dropped` Enters (a busy TUI took one as part of the paste).
-    const planProgram = (dropped: number) => `
+    // Enter sends them. This one drops the first `dropped` Enters (a busy TUI took one as part of the paste)
+    // and, with `wordsLateMs`, shows the words typed into the field that much later (a busy machine).
+    const planProgram = (dropped: number, wordsLateMs = 0) => `
       const row = (text) => '│ ' + text.padEnd(66) + ' │\\r\\n';
       const options = ['Yes, automatically accept edits', 'Yes, manually accept edits'];
       let field = null, enters = 0, sent = null;
@@ -191,11 +192,12 @@ describe('terminal session in a real PTY', () => {
           } else if (field === null && ch === '3') field = '';
           else if (field !== null && sent === null) field += ch;
         }
-        draw();
+        if (field && ${wordsLateMs} > 0) setTimeout(draw, ${wordsLateMs});
+        else draw();
       });`;
 
-    async function answerPlan(dropped: number): Promise<TerminalSession> {
-      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(planProgram(dropped))}`;
+    async function answerPlan(dropped: number, wordsLateMs = 0): Promise<TerminalSession> {
+      const program = `exec ${JSON.stringify(process.execPath)} -e ${shellQuote(planProgram(dropped, wordsLateMs))}`;
       const { session, events } = await start(program, { vocabulary: geminiScreens });
       const prompt = await waitFor(
         'the plan dialog raised',
@@ -210,6 +212,10 @@ describe('terminal session in a real PTY', () => {
 
     it('are sent with Enter once more when the dialog kept them in its field', async () => {
       await until(await answerPlan(1), 'FEEDBACK: add a step 3 enters: 2');
+    });
+
+    it('are sent with Enter once more when the field showed them only after their Enter', async () => {
+      await until(await answerPlan(1, 500), 'FEEDBACK: add a step 3 enters: 2');
     });
 
     it('get no second Enter when the first one was taken', async () => {

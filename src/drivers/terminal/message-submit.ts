@@ -48,45 +48,76 @@ export async function submitMessage(
   text: string,
   enter: string,
 ): Promise<void> {
-  let seen = false;
-  const holds = (screen: ScreenSnapshot) => {
-    const held = ctx.holdsUnsent(screen, text);
-    seen ||= held;
-    return held;
-  };
+  const box = seenHolding((screen) => ctx.holdsUnsent(screen, text));
   // While the keys go out: a settle then may be the only one that shows the box holding the message.
-  const unwatch = ctx.watchSettles(() => void holds(ctx.screen.snapshot()));
+  const unwatch = ctx.watchSettles(() => void box.holds(ctx.screen.snapshot()));
   try {
     await typed();
   } finally {
     unwatch();
   }
-  if (await ctx.untilScreen((screen) => !holds(screen) && seen, SUBMIT_SEEN_MS)) return;
-  if (!seen) {
-    const head = shownHead(text);
-    await ctx.untilScreen((screen) => holds(screen) || tookIt(ctx, screen, head), SHOWN_LATE_MS);
-    if (!seen) return;
-    if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
-  }
-  await enterWhileHeld(ctx, (screen) => ctx.holdsUnsent(screen, text), enter);
+  const head = shownHead(text);
+  await enterUnlessTaken(ctx, box, (screen) => tookIt(ctx, screen, head), enter);
 }
 
 /**
  * Words typed into a dialog's own field (a choice that opens one in place: Gemini's "Type your feedback..."):
  * a busy TUI may take their Enter as part of the paste and keep them in the field, the dialog up. The field
- * holds them when the dialog of that kind still shows a choice that reads as them; if it still does
+ * holds them when the dialog of that kind still shows a choice that reads as them (`fieldHolds`). As for a
+ * message, they count as taken only once the field was seen holding them and no longer does (a busy TUI shows
+ * them late: looked for up to SHOWN_LATE_MS while the dialog is up, `dialogUp`); if the field still holds them
  * SUBMIT_SEEN_MS after the Enter, Enter is typed once more (never the words again).
  */
 export async function submitWordsInPlace(
   ctx: ScreenWatch,
   fieldHolds: (screen: ScreenSnapshot, head: string) => boolean,
+  dialogUp: (screen: ScreenSnapshot) => boolean,
   words: string,
 ): Promise<void> {
   const head = shownHead(words);
   if (head === '') return;
-  const holds = (screen: ScreenSnapshot) => fieldHolds(screen, head);
-  if (await ctx.untilScreen((screen) => !holds(screen), SUBMIT_SEEN_MS)) return;
-  await enterWhileHeld(ctx, holds, '\r');
+  const field = seenHolding((screen) => fieldHolds(screen, head));
+  await enterUnlessTaken(ctx, field, (screen) => !dialogUp(screen), '\r');
+}
+
+/** Where typed keys wait for their Enter (a box, a field): whether it holds them, and whether it ever did. */
+interface Holding {
+  holds(screen: ScreenSnapshot): boolean;
+  readonly seen: boolean;
+}
+
+function seenHolding(holdsNow: (screen: ScreenSnapshot) => boolean): Holding {
+  let seen = false;
+  return {
+    holds: (screen) => {
+      const held = holdsNow(screen);
+      seen ||= held;
+      return held;
+    },
+    get seen() {
+      return seen;
+    },
+  };
+}
+
+/**
+ * After the Enter: the keys are taken once `place` was seen holding them and no longer does; never seen, they
+ * are looked for up to SHOWN_LATE_MS, unless `took` says the program took them meanwhile; still held
+ * SUBMIT_SEEN_MS on, Enter is typed once more.
+ */
+async function enterUnlessTaken(
+  ctx: ScreenWatch,
+  place: Holding,
+  took: (screen: ScreenSnapshot) => boolean,
+  enter: string,
+): Promise<void> {
+  if (await ctx.untilScreen((screen) => !place.holds(screen) && place.seen, SUBMIT_SEEN_MS)) return;
+  if (!place.seen) {
+    await ctx.untilScreen((screen) => place.holds(screen) || took(screen), SHOWN_LATE_MS);
+    if (!place.seen) return;
+    if (await ctx.untilScreen((screen) => !place.holds(screen), SUBMIT_SEEN_MS)) return;
+  }
+  await enterWhileHeld(ctx, place.holds, enter);
 }
 
 /** The start of a message's first line, as looked for on a screen ('' for a message of spaces). */

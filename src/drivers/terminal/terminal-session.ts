@@ -428,7 +428,8 @@ export class TerminalSession implements AgentDriver {
       const shown = detect(screen);
       return shown?.kind === kind && shown.choices.some((c) => withoutSpaces(c.label).includes(head));
     };
-    await submitWordsInPlace(this.screenWatch(), fieldHolds, words);
+    const dialogUp = (screen: ScreenSnapshot) => detect(screen)?.kind === kind;
+    await submitWordsInPlace(this.screenWatch(), fieldHolds, dialogUp, words);
   }
 
   /**
