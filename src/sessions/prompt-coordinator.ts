@@ -88,8 +88,9 @@ export class PromptCoordinator {
     { detected: DetectedPrompt; deliver: Deliver; timer: TimerHandle }
   >();
   /**
-   * Per prompt taken over: the audit lines its previous controller wrote whose change did not commit (killed
-   * between writing the line and the commit: see audited()). The change made again here writes no second line.
+   * Per prompt taken over: the events the audit log already holds for it. A change made here whose line is
+   * among them was written by its previous controller, killed before the change committed (see audited()):
+   * the change commits with no second line. (A committed change is never made again: the store refuses it.)
    */
   private readonly saidBefore = new Map<string, Set<string>>();
 
@@ -474,10 +475,7 @@ export class PromptCoordinator {
     });
   }
 
-  /**
-   * The lines the log holds for the prompts taken over, read from its end back to the oldest one's creation
-   * (one read): those their store rows do not show yet were written by a controller killed before its commit.
-   */
+  /** The events the log holds for the prompts taken over: one read from its end back to the oldest's creation. */
   private async readSaidBefore(records: PromptRecord[]): Promise<void> {
     const taken = new Set(records.map((record) => record.id));
     if (taken.size === 0) return;

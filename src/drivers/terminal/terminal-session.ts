@@ -397,6 +397,7 @@ export class TerminalSession implements AgentDriver {
   /**
    * Before `next` is typed as a message: a box holding just the last message typed here (the agent put it back
    * when its turn was cancelled) is emptied, so that `next` goes alone; any other text in it is left as it is.
+   * `next` becomes the last message.
    */
   private async clearRestoredMessage(next: string): Promise<void> {
     const restores = this.vocabulary?.restoresMessage;
