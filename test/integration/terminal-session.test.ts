@@ -9,6 +9,7 @@ import { TerminalSession, type TerminalSessionOptions } from '../../src/drivers/
 import { genericScreens } from '../../src/agents/generic-screens.js';
 import { claudeScreens } from '../../src/agents/claude/screens.js';
 import { geminiScreens } from '../../src/agents/gemini/screens.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { processExists, waitFor } from '../support/wait.js';
 
 let dir: string;
@@ -394,8 +395,28 @@ describe('stopping a session', () => {
   it('kills a start that prints nothing within the watchdog period and says why', async () => {
     const { session } = await start('exec sleep 1000', { watchdogMs: 300 });
     const exit = await session.exited;
-    expect(exit.reason).toMatch(/spawn watchdog/);
+    expect(exit.reason).toMatch(/nothing within 0.3 s of starting \(spawn watchdog\)/);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'lets a quiet command run: no watchdog by default off Windows',
+    async () => {
+      const { PtyProcess } = await import('../../src/drivers/terminal/pty-process.js');
+      const clock = new FakeClock();
+      const pty = await PtyProcess.spawn({
+        command: 'sleep',
+        args: ['1000'],
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+        clock,
+      });
+      expect(clock.pendingTimers).toBe(0); // nothing armed to end it
+      clock.advance(10 * 60_000);
+      expect(processExists(pty.pid)).toBe(true);
+      const exit = await pty.stop();
+      expect(exit.reason).toBeUndefined();
+    },
+  );
 });
 
 describe('start-up questions', () => {

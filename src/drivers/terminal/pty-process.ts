@@ -13,7 +13,13 @@ export const DEFAULT_ROWS = 24;
 export const WRITE_CHUNK_BYTES = 4096;
 const WINDOWS_CHUNK_DELAY_MS = 10;
 export const KILL_GRACE_MS = 5_000;
+/**
+ * Windows only: ConPTY can hang silently at start, so a child that shows nothing at all in 30 s is killed.
+ * Elsewhere the spawn cannot hang unseen, and a quiet command (`sleep`, `cat` waiting for input, a build
+ * that prints at the end) is a normal one: it runs as long as it likes.
+ */
 export const SPAWN_WATCHDOG_MS = 30_000;
+const DEFAULT_WATCHDOG_MS = process.platform === 'win32' ? SPAWN_WATCHDOG_MS : null;
 
 export interface PtySpawnOptions {
   command: string;
@@ -25,7 +31,8 @@ export interface PtySpawnOptions {
   rows?: number;
   clock?: Clock;
   killGraceMs?: number;
-  watchdogMs?: number;
+  /** Kill a child that shows nothing (no output, no exit) this long after its start; null: never. */
+  watchdogMs?: number | null;
 }
 
 export class SpawnError extends Error {
@@ -63,7 +70,9 @@ export class PtyProcess {
     this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
     this.cols = options.cols ?? DEFAULT_COLS;
     this.rows = options.rows ?? DEFAULT_ROWS;
-    this.watchdog = this.clock.after(options.watchdogMs ?? SPAWN_WATCHDOG_MS, () => this.onWatchdog());
+    const watchdogMs = options.watchdogMs === undefined ? DEFAULT_WATCHDOG_MS : options.watchdogMs;
+    this.watchdog =
+      watchdogMs === null ? null : this.clock.after(watchdogMs, () => this.onWatchdog(watchdogMs));
     this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
     rescueTailOnDestroy(pty, (chunk) => this.handleData(chunk));
     pty.onData((data) => this.handleData(data as unknown as Buffer));
@@ -182,11 +191,11 @@ export class PtyProcess {
     for (const listener of listeners) listener(this.exitInfo);
   }
 
-  private onWatchdog(): void {
+  private onWatchdog(watchdogMs: number): void {
     this.watchdog = null;
     if (!this.running) return;
-    // Nothing at all from the child in 30 s: a hung start. Kill it rather than leave a zombie session.
-    this.stopReason = 'the agent printed nothing within 30 s of starting (spawn watchdog)';
+    // Nothing at all from the child: a hung start. Kill it rather than leave a zombie session.
+    this.stopReason = `the agent printed nothing within ${watchdogMs / 1000} s of starting (spawn watchdog)`;
     void this.stop();
   }
 
