@@ -147,6 +147,36 @@ describe('Discord threads as sessions, each in its own git worktree', () => {
     expect(store.threads.get('discord', CHANNEL, dirty)?.state).toBe('active');
   });
 
+  it('a worktree removed from outside while its session runs is noticed at once (watched, not polled) and said once', async () => {
+    await startDaemon(discordChannel(), repo('discord', CHANNEL));
+    const removed = discord.createThread({ parentId: CHANNEL, name: 'removed' });
+    const closed = discord.createThread({ parentId: CHANNEL, name: 'closed' });
+    discord.userSends({ userId: OWNER, channelId: removed, content: 'PWD' });
+    discord.userSends({ userId: OWNER, channelId: closed, content: 'PWD' });
+    await botSays(removed, /proj in/);
+    await botSays(closed, /proj in/);
+    // agent-bridge removing a closed thread's worktree itself is not "removed outside".
+    discord.archiveThread(closed);
+    await waitFor("the closed thread's worktree removed", () => !existsSync(worktreeOf(closed)), {
+      timeoutMs: 15_000,
+    });
+    git(repoDir, 'worktree', 'remove', '--force', worktreeOf(removed));
+    await botSays(removed, /worktree .* was removed outside agent-bridge, so its session ended/);
+    await waitFor(
+      'the thread closed',
+      () => store.threads.get('discord', CHANNEL, removed)?.state === 'closed',
+    );
+    const outside = (threadId: string) =>
+      discord.messages.filter((m) => m.channelId === threadId && /removed outside/.test(m.content)).length;
+    expect(outside(removed)).toBe(1);
+    expect(outside(closed)).toBe(0);
+    const lines = await store.audit.entriesSince(
+      0,
+      (e) => e.event === 'WORKTREE' && e['action'] === 'removed outside',
+    );
+    expect(lines.map((e) => e['thread'])).toEqual([removed]);
+  });
+
   it('after a restart a thread gets its session back in its existing worktree; one removed meanwhile is reported', async () => {
     let running = await startDaemon(discordChannel(), repo('discord', CHANNEL));
     const kept = discord.createThread({ parentId: CHANNEL, name: 'kept' });

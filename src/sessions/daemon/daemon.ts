@@ -95,7 +95,6 @@ export class Daemon {
     this.limiter = this.makeLimiter();
     this.threads = new ThreadSessions({
       store: options.store,
-      clock: options.clock,
       log: options.log,
       makeSession: (definition) => this.makeSession(definition),
       notify: (channel, target, text) => this.say(channel, target, text),

@@ -1,22 +1,18 @@
 import { existsSync } from 'node:fs';
 import type { ChatTarget } from '../../channels/contract.js';
-import type { Clock, TimerHandle } from '../../core/clock.js';
 import { expandDir } from '../../config/repos.js';
 import { findThreadEntry, launchSettings, threadSettings } from '../../config/thread-settings.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import type { Store } from '../../store/store.js';
 import type { ThreadRecord } from '../../store/thread-store.js';
 import { GitWorktrees } from '../worktrees/git-worktrees.js';
+import { ParentFolderWatch } from '../worktrees/parent-folder-watch.js';
 import type { AgentSession } from '../agent-session.js';
 import type { DaemonRepo } from './daemon-types.js';
 import type { RepoDefinition, RepoSession } from './repo-session.js';
 
-/** How often worktrees are checked for removal from outside. */
-const WORKTREE_CHECK_MS = 60_000;
-
 export interface ThreadSessionsOptions {
   store: Store;
-  clock: Clock;
   log: (line: string) => void;
   makeSession: (definition: RepoDefinition) => RepoSession;
   /** Says something in a chat (a thread, or its parent when the thread is closed). */
@@ -39,7 +35,12 @@ export interface ThreadView {
  */
 export class ThreadSessions {
   private readonly sessions = new Map<string, RepoSession>();
-  private timer: TimerHandle | null = null;
+  /** Active worktrees' folders, watched: one removed from outside is noticed at once, with no polling. */
+  private readonly watch = new ParentFolderWatch(() => void this.checkWorktrees());
+  /** Worktrees agent-bridge is removing itself (a thread closed): not "removed outside". */
+  private readonly removing = new Set<string>();
+  /** Checks run one at a time: two events must not report one worktree twice. */
+  private checking: Promise<ThreadRecord[]> = Promise.resolve([]);
 
   constructor(private readonly options: ThreadSessionsOptions) {}
 
@@ -87,6 +88,7 @@ export class ThreadSessions {
       branch: worktree?.branch ?? null,
       state: 'active',
     });
+    this.watchWorktrees();
     if (!entry && repo.config && this.options.saveThread) {
       try {
         this.options.saveThread(repo.name, {
@@ -151,6 +153,7 @@ export class ThreadSessions {
       state,
       ...(kept ? {} : { worktreePath: null, branch: null }),
     });
+    this.watchWorktrees();
     store.audit.record('THREAD_SESSION', {
       action: reason,
       repo: record.repo,
@@ -169,8 +172,9 @@ export class ThreadSessions {
   /** Removes a closed thread's worktree; the reason it was kept instead (uncommitted changes), or null. */
   private async removeWorktree(record: ThreadRecord): Promise<string | null> {
     const path = record.worktreePath!;
+    this.removing.add(path);
     // GitWorktrees finds the main checkout from any of its worktrees.
-    const removed = await new GitWorktrees(path).remove(path);
+    const removed = await new GitWorktrees(path).remove(path).finally(() => this.removing.delete(path));
     this.options.store.audit.record('WORKTREE', {
       action: removed.removed ? 'removed' : 'kept',
       repo: record.repo,
@@ -220,7 +224,7 @@ export class ThreadSessions {
         }
       }
     }
-    this.schedule();
+    this.watchWorktrees();
     return lines;
   }
 
@@ -266,8 +270,7 @@ export class ThreadSessions {
 
   /** agent-bridge stops: thread sessions in session hosts are let go (they go on), the others stop. */
   async releaseAll(reason: string): Promise<void> {
-    this.timer?.cancel();
-    this.timer = null;
+    this.watch.close();
     await Promise.all([...this.sessions.values()].map((s) => s.release(reason).catch(() => undefined)));
   }
 
@@ -287,19 +290,25 @@ export class ThreadSessions {
     }
   }
 
-  private schedule(): void {
-    this.timer = this.options.clock.after(WORKTREE_CHECK_MS, () => {
-      void this.checkWorktrees().finally(() => this.schedule());
-    });
+  private activeWorktrees(): ThreadRecord[] {
+    return this.options.store.threads.list().filter((r) => r.state === 'active' && r.worktreePath !== null);
+  }
+
+  private watchWorktrees(): void {
+    this.watch.set(this.activeWorktrees().map((r) => r.worktreePath!));
   }
 
   /** Active threads whose worktree was removed from outside: each is closed and told; returns them. */
-  private async checkWorktrees(): Promise<ThreadRecord[]> {
-    const gone = this.options.store.threads
-      .list()
-      .filter((r) => r.state === 'active' && r.worktreePath !== null && !existsSync(r.worktreePath));
-    for (const record of gone) await this.worktreeGone(record);
-    return gone;
+  private checkWorktrees(): Promise<ThreadRecord[]> {
+    const check = async () => {
+      const gone = this.activeWorktrees().filter(
+        (r) => !this.removing.has(r.worktreePath!) && !existsSync(r.worktreePath!),
+      );
+      for (const record of gone) await this.worktreeGone(record);
+      return gone;
+    };
+    this.checking = this.checking.then(check, check);
+    return this.checking;
   }
 
   /** A worktree removed from outside: the session stops and the thread is asked to be archived. */
@@ -309,6 +318,7 @@ export class ThreadSessions {
     this.sessions.delete(keyOf(record.channel, target));
     await session?.stop('worktree removed', false);
     this.options.store.threads.setState(record.channel, record.chatId, record.threadId, 'closed');
+    this.watchWorktrees();
     this.options.store.audit.record('WORKTREE', {
       action: 'removed outside',
       repo: record.repo,
