@@ -23,11 +23,12 @@ import { atMost, info, measurement, median } from './util.js';
 const HOSTS = 3;
 const IDLE_MS = { quick: 2_000, full: 10_000 };
 /**
- * Before the idle window: V8 collects a fresh process's garbage once, 8–10 s after it starts (its memory
- * reducer), ~3 ticks in a host and none in a bare Node; counted, it reads as polling that is not there.
+ * Before the idle window: V8's memory reducer collects a fresh process's garbage 1–3 times, ~8 s apart, from
+ * ~8 s after it starts (a host: 8–10 s alone, later on a busy machine), ~3 ticks each in a host and none in a
+ * bare Node; counted, it reads as polling that is not there. The ticks of that settling are printed apart.
  */
-const SETTLE_MS = 12_000;
-/** An idle agent: it drew its first line (the PTY's spawn watchdog wants output within 30 s), then waits. */
+const SETTLE_MS = 30_000;
+/** An idle agent: it drew its first line, then waits. */
 const IDLE_AGENT = `printf 'agent ready\\n'; exec sleep 100000`;
 const ATTACHES = { quick: 10, full: 40 };
 /** A screen worth redrawing: a full scrollback of numbered lines under a colourful prompt. */
@@ -110,9 +111,11 @@ async function idle(ctx: BenchContext, m: Modules, dataDir: string, result: Resu
       host.connection.send({ type: 'release' });
       host.connection.close();
     }
+    const started = hosts.map((h) => usage(h.hostPid).ticks);
     await sleep(SETTLE_MS);
     const window = ctx.quick ? IDLE_MS.quick : IDLE_MS.full;
     const before = [...hosts.map((h) => usage(h.hostPid)), ...bare.map((b) => usage(b.pid!))];
+    const settlingTicks = started.reduce((sum, ticks, i) => sum + before[i]!.ticks - ticks, 0);
     await sleep(window);
     const after = [...hosts.map((h) => usage(h.hostPid)), ...bare.map((b) => usage(b.pid!))];
     const hostRss = median(after.slice(0, HOSTS).map((u) => u.rssKiB));
@@ -132,6 +135,7 @@ async function idle(ctx: BenchContext, m: Modules, dataDir: string, result: Resu
         2,
       ),
       info(`idle CPU ticks over ${window / 1000} s, ${HOSTS} hosts`, hostTicks),
+      info(`CPU ticks while settling (${SETTLE_MS / 1000} s from the start), ${HOSTS} hosts`, settlingTicks),
     );
     result.notes.push(
       `${HOSTS} hosts whose agent printed a line and sleeps: one with its spawner still attached, ${HOSTS - 1} detached (no client); measured from ${SETTLE_MS / 1000} s after start; RSS median, CPU summed over the window`,
