@@ -30,6 +30,7 @@ export function buildProgram(): Command {
 
   addRunCommand(program);
   addAttachCommand(program);
+  addStopCommand(program);
 
   program
     .command('agents')
@@ -158,6 +159,21 @@ function addAttachCommand(program: Command): void {
     .action(async (session: string | undefined, options: { detachKey: string; readOnly?: boolean }) => {
       const { attachCommand } = await import('./commands/attach.js');
       process.exitCode = await attachCommand(session, options);
+    });
+}
+
+function addStopCommand(program: Command): void {
+  program
+    .command('stop')
+    .description(
+      "end running sessions (the agent gets SIGHUP and SIGTERM, SIGKILL 5 s later), as the web UI's Stop does",
+    )
+    .argument('<session...>', 'session ids (or their first characters) from agent-bridge status')
+    .option('--json', 'print JSON for scripts')
+    .addHelpText('after', examples('agent-bridge stop 3f2a', 'agent-bridge stop 3f2a 9c1e --json'))
+    .action(async (sessions: string[], options: { json?: boolean }) => {
+      const { stopCommand } = await import('./commands/stop.js');
+      process.exitCode = await stopCommand(sessions, options);
     });
 }
 

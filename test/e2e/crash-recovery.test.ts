@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditEntries, cli, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
+import { auditEntries, cli, cliEnv, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
 import { endSessionHosts, sessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
 
@@ -16,12 +16,7 @@ const started: CliUnderPty[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'ab-crash-'));
-  env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: dir,
-    AGENT_BRIDGE_HOME: path.join(dir, 'data'),
-    TERM: 'xterm-256color',
-  };
+  env = cliEnv(dir);
 });
 afterEach(async () => {
   await Promise.all(started.splice(0).map((c) => c.stop()));

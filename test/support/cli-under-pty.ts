@@ -128,3 +128,14 @@ export async function cliJson<T>(args: string[], env: Record<string, string>): P
   if (result.code !== 0) throw new Error(`agent-bridge ${args.join(' ')} failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
+
+/** The environment of an agent-bridge command in a test: a home and a data folder of its own under `dir`. */
+export function cliEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    AGENT_BRIDGE_HOME: path.join(dir, 'data'),
+    TERM: 'xterm-256color',
+    ...extra,
+  };
+}

@@ -1,15 +1,12 @@
-import { hostname } from 'node:os';
-import { getAgent, isAgentId } from '../../agents/registry.js';
 import { systemClock } from '../../core/clock.js';
 import type { TerminalSession } from '../../drivers/terminal/terminal-session.js';
-import { AgentSession } from '../../sessions/agent-session.js';
 import { HostConnection, HostUnavailable } from '../../sessions/host/host-connection.js';
 import { over, viewOf } from '../../sessions/host/hosted-terminal.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
-import type { SessionRecord } from '../../store/session-store.js';
-import { openStore, type Store } from '../../store/store.js';
+import { openStore } from '../../store/store.js';
 import { parseDetachKey } from '../detach-key.js';
 import { CliFailure, UsageError } from '../errors.js';
+import { controlHere, findHostedSession } from '../hosted-session.js';
 import { HostTerminal } from '../host-terminal.js';
 import { attachTerminal, detachedLine } from '../terminal-attachment.js';
 import { exitCodeOf } from './run.js';
@@ -36,7 +33,7 @@ export async function attachCommand(ref: string | undefined, options: AttachOpti
   const store = openStore();
   try {
     reapDeadSessions(store);
-    const record = findSession(store, ref);
+    const record = findHostedSession(store, ref, 'attach');
     const readOnly = options.readOnly ?? false;
     const connection = await HostConnection.open({
       dataDir: store.dir,
@@ -50,7 +47,9 @@ export async function attachCommand(ref: string | undefined, options: AttachOpti
     }).catch((error: unknown) => {
       throw error instanceof HostUnavailable ? new CliFailure(error.message) : error;
     });
-    const agent = await controllerFor(connection, record, store);
+    const agent = await controlHere(connection, record, store, (line) =>
+      process.stderr.write(`\r\nagent-bridge: ${line}\r\n`),
+    );
     const terminal: TerminalSession = agent?.terminal ?? plainClient(connection);
     if (connection.welcome.exit) return exitCodeOf(await terminal.exited);
     process.stdout.write(CLEAR + connection.welcome.screen);
@@ -74,49 +73,6 @@ export async function attachCommand(ref: string | undefined, options: AttachOpti
   } finally {
     store.close();
   }
-}
-
-/** The session the reference names: running, in a session host of this machine. */
-function findSession(store: Store, ref: string | undefined): SessionRecord {
-  const here = store.sessions.list().filter((s) => s.host === hostname());
-  const hosted = here.filter((s) => s.sessionHost);
-  if (ref === undefined) {
-    if (hosted.length === 1) return hosted[0]!;
-    if (hosted.length === 0)
-      throw new CliFailure('no session runs in a session host here: start one with agent-bridge run');
-    const list = hosted.map((s) => `${s.id.slice(0, 8)} (${s.agent} in ${s.cwd})`).join(', ');
-    throw new UsageError(`several sessions run here: ${list}; name one: agent-bridge attach <id>`);
-  }
-  const matches = here.filter((s) => s.id.startsWith(ref.toLowerCase()));
-  if (matches.length === 0)
-    throw new CliFailure(`no running session ${ref} here (agent-bridge status lists them)`);
-  if (matches.length > 1) throw new UsageError(`${ref} matches several sessions: give more of the id`);
-  const record = matches[0]!;
-  if (!record.sessionHost)
-    throw new CliFailure(
-      `session ${ref} has no terminal to attach to (it runs under the structured driver, inside the agent-bridge that started it); its prompts: agent-bridge approvals`,
-    );
-  return record;
-}
-
-/** This process takes the session over when no one else controls it. */
-async function controllerFor(
-  connection: HostConnection,
-  record: SessionRecord,
-  store: Store,
-): Promise<AgentSession | null> {
-  if (connection.welcome.control !== 'granted' || !isAgentId(record.agent)) return null;
-  return AgentSession.takeOver({
-    spec: getAgent(record.agent),
-    record,
-    connection,
-    view: viewOf(connection),
-    store,
-    clock: systemClock,
-    autoTrust: true,
-    hooks: connection.welcome.session.hooks,
-    onNotice: (line) => process.stderr.write(`\r\nagent-bridge: ${line}\r\n`),
-  });
 }
 
 /** A client of the host among others: it shows the screen and types; someone else handles the prompts. */

@@ -65,6 +65,8 @@ export interface RunOptions {
 
 /** How often a session checks that the channels it asked for are still hosted by someone. */
 const HOST_CHECK_MS = 5_000;
+/** `run --detach` of an agent with no start-up question: how long it watches for a command that fails at once. */
+const NOTHING_TO_ANSWER_MS = 1_000;
 
 /** Channels that can answer prompts; the local ones (this terminal, `agent-bridge approvals`) always can. */
 const LOCAL_CHANNELS = ['terminal', 'cli'];
@@ -136,7 +138,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       const { converse } = await import('./run-structured.js');
       return await converse(session, config?.defaults.output_threshold ?? 1500);
     }
-    if (options.detach === true) return await runDetached(session, options, detachKey);
+    if (options.detach === true) return await runDetached(session, spec, options, detachKey);
     if (!options.quiet) process.stderr.write(startBanner(session, spec, cwd, remote, options, detachKey));
     return await relay(host, session, store, options, detachKey);
   } finally {
@@ -178,10 +180,13 @@ function hostedAs(options: RunOptions): HostedOptions {
  */
 async function runDetached(
   session: AgentSession,
+  spec: AgentSpec,
   options: RunOptions,
   detachKey: number | null,
 ): Promise<number> {
-  await session.whenReady();
+  // With no start-up question to answer (a custom command), there is nothing to wait for but a command that
+  // fails at once: a quiet one (`sleep`, a server) would otherwise hold `run` until the ready timeout.
+  await session.whenReady(spec.startupPrompts.length === 0 ? NOTHING_TO_ANSWER_MS : undefined);
   if (!session.driver.running) {
     const exit = await session.exited;
     await session.finish(exit, session.endStatus(exit));
