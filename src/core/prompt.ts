@@ -94,7 +94,10 @@ export function parseReply(
     return words({ type: 'text', text });
   const boxes = tickedBoxes(value, prompt.choices);
   if (boxes) return { type: 'choices', numbers: boxes };
-  if (/^\d+$/.test(value)) {
+  // A number picks a choice; a yes/no or press-Enter question has none, and a digit typed there is no answer.
+  const answersNone =
+    prompt.choices.length === 0 && (prompt.kind === 'yes_no' || prompt.kind === 'confirm_enter');
+  if (/^\d+$/.test(value) && !answersNone) {
     const number = Number(value);
     if (prompt.choices.length > 0 && !prompt.choices.some((c) => c.number === number)) {
       throw new ReplyError(`no choice ${number}: choose ${prompt.choices.map((c) => c.number).join(', ')}`);

@@ -62,6 +62,8 @@ describe('generic prompt patterns (rendered screen)', () => {
     expect(keys(prompt, 'yes')).toBe('y\r');
     expect(keys(prompt, 'n')).toBe('n\r');
     expect(keys(prompt, 'default')).toBe('n\r');
+    // A number is no answer to a yes/no question: refused, never typed.
+    expect(() => parseReply('7', prompt)).toThrow(/answer yes or no/);
   });
 
   it.each(['Press Enter to continue...', '[Press Enter]', '-- More --', 'Hit enter to start'])(
@@ -71,6 +73,7 @@ describe('generic prompt patterns (rendered screen)', () => {
       expect(prompt.kind).toBe('confirm_enter');
       expect(keys(prompt, 'enter')).toBe('\r');
       expect(keys(prompt, 'default')).toBe('\r');
+      expect(() => parseReply('1', prompt)).toThrow(/answer enter/);
     },
   );
 
