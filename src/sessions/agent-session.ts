@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 import { whenAgentReady } from './agent-ready.js';
 import { firstPromptOf } from './first-prompt.js';
 import { hostedLaunch } from './hosted-launch.js';
-import { recordingPlan, recordSessionEnd, type EndStatus } from './session-record-files.js';
+import { endStatusOf, recordingPlan, recordSessionEnd, type EndStatus } from './session-record-files.js';
 import type { HostConnection } from './host/host-connection.js';
 import { hostPaths } from './host/host-files.js';
 import { startHosted, over, type HostedTerminal } from './host/hosted-terminal.js';
@@ -534,10 +534,9 @@ export class AgentSession {
     await this.finish(exit, 'terminated', options);
   }
 
-  /** How the session ended: stopped on request (here, or through its host), or on its own (a clean exit, or not). */
+  /** How the session ended (endStatusOf): stopped on request here or through its host, or on its own. */
   endStatus(exit: ExitInfo): EndStatus {
-    if (this.stopRequested || this.host?.report?.stopped) return 'terminated';
-    return exit.exitCode === 0 ? 'completed' : 'crashed';
+    return endStatusOf(exit, this.stopRequested || Boolean(this.host?.report?.stopped));
   }
 
   /**

@@ -10,6 +10,20 @@ import type { AgentSessionOptions } from './agent-session-options.js';
 
 export type EndStatus = Exclude<SessionStatus, 'active'>;
 
+/** Signals a person sends to end a program (Ctrl-C, Ctrl-\\, its terminal closing, `kill`): ended, not crashed. */
+const ENDING_SIGNALS = new Set(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']);
+
+/**
+ * How a session ended, the same everywhere (`run`, `attach`, `serve`, a stop): stopped through agent-bridge, or
+ * by a signal a person sends: terminated; exited on its own, whatever its code (kept beside it): completed;
+ * killed by any other signal (SIGKILL, SIGSEGV…) or gone with no exit known: crashed.
+ */
+export function endStatusOf(exit: ExitInfo, stopped: boolean): EndStatus {
+  if (stopped) return 'terminated';
+  if (exit.exitCode !== null) return 'completed';
+  return exit.signal !== null && ENDING_SIGNALS.has(exit.signal) ? 'terminated' : 'crashed';
+}
+
 /** Where the session is recorded, and the recording's header (whoever writes it: its controller, or its host). */
 export function recordingPlan(
   options: Pick<AgentSessionOptions, 'spec' | 'cols' | 'rows' | 'clock' | 'command' | 'args'>,

@@ -116,7 +116,7 @@ describe('sessions in the web UI', () => {
     await waitFor('exited', async () => (await sessionOf(started.id))?.state === 'exited');
     const ended = (await sessionOf(started.id))!;
     expect(ended).toMatchObject({ live: false, canStop: false, canType: false, canRestart: true });
-    expect(ended.ended).toMatchObject({ status: 'crashed', exitCode: 3 });
+    expect(ended.ended).toMatchObject({ status: 'completed', exitCode: 3 });
     expect(ended.recording).toBeTruthy();
     expect((await world.api(`/api/sessions/${started.id}/stop`, { method: 'POST' })).status).toBe(404);
     const recordings = await world.json<WebRecording[]>('/api/recordings');

@@ -1,4 +1,5 @@
 import type { AgentSession } from '../../sessions/agent-session.js';
+import { endStatusOf } from '../../sessions/session-record-files.js';
 import { openStore } from '../../store/store.js';
 import { terminalRelay } from '../terminal-relay.js';
 import { exitCodeOf } from './run.js';
@@ -42,10 +43,7 @@ export async function converse(session: AgentSession, outputThreshold: number): 
   await relay.start();
   try {
     const exit = await session.exited;
-    await session.finish(
-      exit,
-      stoppedBySignal ? 'terminated' : exit.exitCode === 0 ? 'completed' : 'crashed',
-    );
+    await session.finish(exit, endStatusOf(exit, stoppedBySignal));
     relay.poke();
     await relay.stop();
     return stoppedBySignal ? 0 : exitCodeOf(exit);

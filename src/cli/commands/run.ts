@@ -28,6 +28,7 @@ import { REMOTE_CHANNELS } from '../remote-channels.js';
 import { CliFailure, UsageError } from '../errors.js';
 import { HostTerminal } from '../host-terminal.js';
 import { reapDeadSessions } from '../../sessions/session-liveness.js';
+import { endStatusOf } from '../../sessions/session-record-files.js';
 import { DEFAULT_DETACH_KEY, describeDetachKey, parseDetachKey } from '../detach-key.js';
 import { attachTerminal, detachedLine, type AttachmentEnd } from '../terminal-attachment.js';
 
@@ -247,7 +248,9 @@ async function loadRunConfig(explicit: string | undefined, channels: string[]): 
     path.join(process.cwd(), 'agent-bridge.yaml'),
     path.join(dataDir(), 'agent-bridge.yaml'),
   ];
-  if (channels.length === 0 && !candidates.some((file) => file && existsSync(file))) return null;
+  // A --config that is not there is said (findConfigFile), whether or not anything needs the file.
+  if (!explicit && channels.length === 0 && !candidates.some((file) => file && existsSync(file)))
+    return null;
   const { findConfigFile, loadConfig } = await import('../../config/load.js');
   const file = findConfigFile(explicit, dataDir());
   const { config } = loadConfig(file);
@@ -333,12 +336,7 @@ function protocolLaunch(options: LaunchOptions) {
 async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions, driver: DriverChoice) {
   try {
     const launch = await resolveDriverLaunch(spec, options, currentDiscoveryEnv(), driver);
-    if (!launch.discovered.found) {
-      const what = spec.id === 'custom' ? `command "${launch.command}"` : `${spec.displayName} (${spec.id})`;
-      throw new UsageError(
-        `${what} is not installed or not executable; install it with: ${spec.installHint}`,
-      );
-    }
+    if (!launch.discovered.found) throw new UsageError(notFound(spec, launch.command));
     return launch;
   } catch (error) {
     if (
@@ -350,6 +348,17 @@ async function resolveOrExplain(spec: AgentSpec, options: LaunchOptions, driver:
     }
     throw error;
   }
+}
+
+/** Why the agent cannot start: its command is not there (the one given after --, or the agent's own). */
+function notFound(spec: AgentSpec, command: string): string {
+  if (spec.commandFromArgs) {
+    const what = spec.id === 'acp' ? `ACP agent command "${command}"` : `command "${command}"`;
+    return command.includes('/')
+      ? `${what} does not exist or is not executable`
+      : `${what} is not found on PATH (or is not executable)`;
+  }
+  return `${spec.displayName} (${spec.id}) is not installed or not executable; install it with: ${spec.installHint}`;
 }
 
 /**
@@ -382,8 +391,7 @@ async function relay(
   }
   const exit = end.how === 'exited' ? end.exit : await agent.exited;
   const stopped = end.how === 'stopped' ? end.signal : agent.host?.report?.stopped?.signal;
-  // No exit code: a signal ended the agent, or its host died with it.
-  await agent.finish(exit, stopped ? 'terminated' : exit.exitCode === null ? 'crashed' : 'completed');
+  await agent.finish(exit, endStatusOf(exit, Boolean(stopped)));
   return stopped ? 128 + (osConstants.signals[stopped as NodeJS.Signals] ?? 1) : exitCodeOf(exit);
 }
 
