@@ -1,14 +1,13 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { RunOptions } from './commands/run.js';
 import type { ServeOptions } from './commands/serve.js';
 import type { SetupDiscordOptions } from './commands/setup-discord.js';
-import { examples, portNumber, positiveInt, positiveIntOrZero } from './command-options.js';
+import { examples, portNumber, positiveIntOrZero, promptTtl, terminalSize } from './command-options.js';
 import type { SetupSlackOptions } from './commands/setup-slack.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { addOperationalCommands } from './operational-commands.js';
 import { addClusterCommands } from './cluster-commands.js';
 import { DEFAULT_DETACH_KEY } from './detach-key.js';
-import { PROMPT_KINDS } from '../core/events.js';
 import { packageVersion } from '../package-files.js';
 
 /**
@@ -105,7 +104,7 @@ function addRunCommand(program: Command): void {
     .option(
       '--prompt-ttl <kind=seconds>',
       'how long a kind of prompt waits before its safe default applies (repeatable), e.g. permission=300',
-      (value: string, previous: Record<string, number> | undefined) => ({ ...previous, ...parseTtl(value) }),
+      (value: string, previous: Record<string, number> | undefined) => ({ ...previous, ...promptTtl(value) }),
     )
     .option(
       '--approve-from <channel>',
@@ -114,12 +113,12 @@ function addRunCommand(program: Command): void {
     )
     .addOption(
       new Option('--cols <n>', 'terminal width when stdin is not a terminal')
-        .argParser(positiveInt)
+        .argParser(terminalSize)
         .default(80),
     )
     .addOption(
       new Option('--rows <n>', 'terminal height when stdin is not a terminal')
-        .argParser(positiveInt)
+        .argParser(terminalSize)
         .default(24),
     )
     .addHelpText(
@@ -461,14 +460,6 @@ function addConfigCommands(program: Command): void {
       const { configCheckCommand } = await import('./commands/config.js');
       process.exitCode = configCheckCommand(options);
     });
-}
-
-function parseTtl(value: string): Record<string, number> {
-  const match = /^([a-z_]+)=(\d+)$/.exec(value);
-  if (!match || !(PROMPT_KINDS as readonly string[]).includes(match[1]!)) {
-    throw new InvalidArgumentError(`expected kind=seconds with kind one of ${PROMPT_KINDS.join(', ')}`);
-  }
-  return { [match[1]!]: Number(match[2]) * 1000 };
 }
 
 export async function main(argv: string[]): Promise<void> {

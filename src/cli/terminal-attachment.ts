@@ -3,6 +3,11 @@ import type { TerminalSession } from '../drivers/terminal/terminal-session.js';
 import { describeDetachKey, splitAtDetachKey } from './detach-key.js';
 import type { HostTerminal } from './host-terminal.js';
 
+const LF = 0x0a;
+const CR = 0x0d;
+/** Ctrl-D: the terminal's end-of-file character (VEOF) in its line mode. */
+const EOT = 0x04;
+
 /** How a terminal attached to a session stopped being attached. */
 export type AttachmentEnd =
   | { how: 'exited'; exit: ExitInfo }
@@ -39,15 +44,24 @@ export async function attachTerminal(
   // The session host writes to this terminal itself where it was started with it; else the output comes here.
   const direct = terminal.pty.terminalOutput ?? null;
   const unsubscribe = direct ? () => undefined : relayOutput(terminal, out);
+  let lastKey = LF;
   const onInput = (chunk: Buffer) => {
     const { keys, detach } = splitAtDetachKey(chunk, options.detachKey);
     if (keys.length > 0 && !options.readOnly) {
       terminal.userInput(keys);
       options.typed?.(keys);
+      lastKey = keys[keys.length - 1]!;
     }
     if (detach) end({ how: 'detached', why: 'key' });
   };
+  // Input from a pipe or a file ends: the agent reads end-of-file, as `script` does it (Ctrl-D; a second one
+  // when a line was left unfinished, which the first only hands over).
+  const onInputEnd = () => {
+    if (host.interactive || options.readOnly) return;
+    terminal.userInput(Buffer.from(lastKey === LF || lastKey === CR ? [EOT] : [EOT, EOT]));
+  };
   host.input.on('data', onInput);
+  host.input.once('end', onInputEnd);
   host.enterRawMode();
   host.input.resume();
   direct?.start();
@@ -100,6 +114,7 @@ export async function attachTerminal(
     unsubscribe();
     stopResize();
     host.input.off('data', onInput);
+    host.input.off('end', onInputEnd);
     for (const signal of signals) process.off(signal, onSignal);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);

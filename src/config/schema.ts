@@ -1,5 +1,6 @@
 import { MACHINE_NAME } from '../core/machine-name.js';
 import { z } from 'zod';
+import { durationMs, MAX_TIMER_MS } from './duration.js';
 
 /** Durations as people write them: 90s, 10m, 2h, or a number of seconds. */
 export const duration = z.union([
@@ -114,16 +115,22 @@ const rateLimit = z
   })
   .strict();
 
+/** A prompt's TTL is a timer: no longer than one can wait. */
+const ttl = duration.refine(
+  (value) => durationMs(value) <= MAX_TIMER_MS,
+  `at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (${Math.floor(MAX_TIMER_MS / 3_600_000)}h, just under 25 days)`,
+);
+
 const promptTtl = z
   .object({
-    permission: duration,
-    question: duration,
-    plan: duration,
-    yes_no: duration,
-    confirm_enter: duration,
-    multiple_choice: duration,
-    free_text: duration,
-    unknown: duration,
+    permission: ttl,
+    question: ttl,
+    plan: ttl,
+    yes_no: ttl,
+    confirm_enter: ttl,
+    multiple_choice: ttl,
+    free_text: ttl,
+    unknown: ttl,
   })
   .partial()
   .strict();

@@ -290,6 +290,26 @@ describe('agent-bridge run, bad usage', () => {
     for (const agent of ['claude', 'codex', 'shell', 'custom']) expect(result.stderr).toContain(agent);
   });
 
+  it('input from a pipe reaches the agent, and so does its end: the agent reads end-of-file and run exits', () => {
+    const whole = spawnSync(process.execPath, [CLI, 'run', '-q', '--no-record', 'custom', '--', 'wc', '-l'], {
+      encoding: 'utf8',
+      input: 'one\ntwo\nthree\n',
+      env: { ...process.env, AGENT_BRIDGE_HOME: mkdtempSync(join(tmpdir(), 'agent-bridge-e2e-eof-')) },
+      timeout: 30_000,
+    });
+    expect(whole.status).toBe(0);
+    expect(whole.stdout).toMatch(/^\s*3\s*$/m);
+    // An unfinished last line still reaches it, whole.
+    const partial = spawnSync(process.execPath, [CLI, 'run', '-q', '--no-record', 'custom', '--', 'cat'], {
+      encoding: 'utf8',
+      input: 'no newline at the end',
+      env: { ...process.env, AGENT_BRIDGE_HOME: mkdtempSync(join(tmpdir(), 'agent-bridge-e2e-eof-')) },
+      timeout: 30_000,
+    });
+    expect(partial.status).toBe(0);
+    expect(partial.stdout).toContain('no newline at the end');
+  });
+
   it('an unknown option: exit 2', () => {
     const result = cli('run', 'claude', '--bogus');
     expect(result.status).toBe(2);

@@ -126,6 +126,16 @@ describe('configuration', () => {
       durationMs('250ms'),
     ]).toEqual([90_000, 600_000, 7_200_000, 5000, 250]);
   });
+
+  it('refuses a prompt TTL longer than a timer can wait (~24.8 days), saying the most', () => {
+    expect(parse('defaults:\n  prompt_ttl:\n    yes_no: 596h\n').defaults.prompt_ttl).toEqual({
+      yes_no: '596h',
+    });
+    for (const value of ['720h', '2592000'])
+      expect(() => parse(`defaults:\n  prompt_ttl:\n    permission: 2m\n    yes_no: ${value}\n`)).toThrow(
+        /^agent-bridge\.yaml:4: .*yes_no.*at most 2147483 seconds/,
+      );
+  });
 });
 
 describe('cluster: many machines', () => {

@@ -249,8 +249,7 @@ async function loadRunConfig(explicit: string | undefined, channels: string[]): 
     path.join(dataDir(), 'agent-bridge.yaml'),
   ];
   // A --config that is not there is said (findConfigFile), whether or not anything needs the file.
-  if (!explicit && channels.length === 0 && !candidates.some((file) => file && existsSync(file)))
-    return null;
+  if (!explicit && channels.length === 0 && !candidates.some((file) => file && existsSync(file))) return null;
   const { findConfigFile, loadConfig } = await import('../../config/load.js');
   const file = findConfigFile(explicit, dataDir());
   const { config } = loadConfig(file);

@@ -47,10 +47,15 @@ async function versionOf(spec: AgentSpec, command: string): Promise<string> {
     .then(({ stdout, stderr }) => (stdout || stderr).trim().split('\n')[0] ?? '')
     .catch(() => '');
   const line = await within(asked, VERSION_TIMEOUT_MS + 1_000, () => '');
-  // `claude --version` says "2.1.197 (Claude Code)": the number is what matters.
-  return (
-    /\d+\.\d+[\w.-]*/.exec(line)?.[0] ?? (spec.id === 'shell' ? path.basename(command) : 'version unknown')
-  );
+  return versionIn(line) ?? (spec.id === 'shell' ? path.basename(command) : 'version unknown');
+}
+
+/**
+ * The version number in what `--version` printed: `claude --version` says "2.1.197 (Claude Code)", `copilot
+ * --version` "GitHub Copilot CLI 1.0.102." (the sentence's full stop is not the version's).
+ */
+export function versionIn(line: string): string | null {
+  return /\d+\.\d+(?:[\w.-]*\w)?/.exec(line)?.[0] ?? null;
 }
 
 /** The config file: found and valid (with the warnings `config check` gives), or absent (the defaults). */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CLIENT_KINDS, parseJson } from './host-wire.js';
+import { CLIENT_KINDS, MAX_TERMINAL_SIZE, parseJson } from './host-wire.js';
 
 /**
  * What a session host takes from its clients (host-wire.ts), checked whole before anything of it is acted on:
@@ -15,7 +15,7 @@ const MAX_HOOK_BODY_CHARS = 1024 * 1024;
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.number().check(z.int(), z.minimum(min), z.maximum(max));
 const chars = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
-const size = int(1, 10_000);
+const size = int(1, MAX_TERMINAL_SIZE);
 const request = int(0);
 const id = chars(1, MAX_ID_CHARS);
 

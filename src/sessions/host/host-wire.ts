@@ -19,6 +19,8 @@ export const OLDEST_PROTOCOL = 1;
 
 /** A screen with its scrollback fits; keys a person types or pastes come nowhere near. */
 export const FRAME_LIMIT = 16 * 1024 * 1024;
+/** The widest and tallest terminal a client may ask for (cols and rows each): `run --cols/--rows` is held to it too. */
+export const MAX_TERMINAL_SIZE = 10_000;
 /** Who is connecting: a person's terminal, a browser (through serve), serve itself, or a one-shot command. */
 export const CLIENT_KINDS = ['terminal', 'web', 'serve', 'cli'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
