@@ -73,6 +73,10 @@ export class AgentSession {
   private readonly storageSaid = new Set<string>();
   /** Someone stopped it (a person, or agent-bridge shutting down): its end is 'terminated', not a crash. */
   private stopRequested = false;
+  /** Text from chats being typed now: a one-shot controller lets the session go only once it went out. */
+  private readonly sending = new Set<Promise<void>>();
+  /** Let go (or letting go): text sent from chats waits in the store for the next controller. */
+  private lettingGo = false;
   private finishing: Promise<void> | null = null;
   private registered = false;
   private agentSessionId: string | null = null;
@@ -379,7 +383,7 @@ export class AgentSession {
    */
   private onStoreChange(): void {
     this.coordinator.poke();
-    if (this.coordinator.hasOpenPrompt) return;
+    if (this.coordinator.hasOpenPrompt || this.lettingGo) return;
     let inputs: ReturnType<Store['channels']['takeInputs']>;
     try {
       inputs = this.options.store.channels.takeInputs(this.id);
@@ -389,7 +393,9 @@ export class AgentSession {
     for (const input of inputs) {
       this.audit('TEXT_TYPED', { sent_by: input.sentBy, chars: [...input.text].length });
       firstPromptOf(this, this.options.store).sent(input.text);
-      void this.driver.sendText(input.text).catch(() => undefined);
+      const sent = this.driver.sendText(input.text).catch(() => undefined);
+      this.sending.add(sent);
+      void sent.finally(() => this.sending.delete(sent));
     }
   }
 
@@ -592,9 +598,15 @@ export class AgentSession {
     return true;
   }
 
-  /** detach() once the answers being typed went out (a one-shot controller: approvals answer). */
+  /**
+   * detach() once the answers being typed went out (a one-shot controller: approvals answer), and the text
+   * from chats that waited for them: what is taken from the store here is typed from here, before it goes.
+   */
   async letGo(reason: string): Promise<boolean> {
     await this.coordinator.settled();
+    this.onStoreChange();
+    this.lettingGo = true;
+    await Promise.all(this.sending);
     return this.detach(reason);
   }
 

@@ -107,6 +107,26 @@ describe('agent-bridge approvals --watch: an inbox in a second terminal', () => 
     expect(await detached()).toEqual(['run --detach', 'approvals answer']);
   });
 
+  it('text held while a detached session asks is typed once the answer is, before the session is let go', async () => {
+    const script =
+      'read -p "Ship it? (y/n) " a; echo "ship [$a]" > ship.txt; read line; echo "[$line]" > next.txt; sleep 30';
+    await promisify(execFile)(
+      process.execPath,
+      [CLI, 'run', '--detach', 'custom', '--', 'bash', '--norc', '-c', script],
+      { env, cwd: dir },
+    );
+    const inbox = watch();
+    await waitFor('the prompt block', () => output.includes('Ship it? (y/n)'), { timeoutMs: 15_000 });
+    inbox.stdin.write('hello there\n');
+    await waitFor('the text held', async () =>
+      (await auditEntries(env)).some((e) => e.event === 'TEXT_HELD'),
+    );
+    inbox.stdin.write('y\n');
+    await waitFor('the held text typed', () => existsSync(path.join(dir, 'next.txt')), { timeoutMs: 15_000 });
+    expect(readFileSync(path.join(dir, 'ship.txt'), 'utf8')).toBe('ship [y]\n');
+    expect(readFileSync(path.join(dir, 'next.txt'), 'utf8')).toBe('[hello there]\n');
+  });
+
   it('lists a prompt by its question, not by the output printed above it', async () => {
     const run = runAsking(
       'printf "compiled module alpha in 3.2 seconds\\ncompiled module beta in 4.1 seconds\\n"; ' +
