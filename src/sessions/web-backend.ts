@@ -1,12 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { agents, discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
 import type { ConversationUpdate, MessageResult } from '../channels/web/conversation-types.js';
 import type {
   AnswerResult,
   AttachOptions,
+  RecordingStream,
   TerminalAttachment,
   TerminalViewer,
   ToolCard,
@@ -15,9 +17,10 @@ import type {
   WebRecording,
   WebSession,
 } from '../channels/web/backend.js';
+import type { FileAnswer } from '../channels/web/file-views.js';
 import type { Clock } from '../core/clock.js';
 import { recordingsDir } from '../store/paths.js';
-import { listRecordings } from '../store/recordings.js';
+import { listRecordings, openRecording, RecordingAccessError } from '../store/recordings.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
 import { AgentSession, BACKGROUND_SESSION, SERVE_HOSTED } from './agent-session.js';
@@ -264,7 +267,18 @@ export class SessionsWebBackend implements WebBackend {
   }
 
   answer(promptId: string, answer: string, who: string): AnswerResult {
-    const outcome = answerPrompt(this.options.store, { promptRef: promptId, raw: answer, decidedBy: who });
+    const { store } = this.options;
+    // The exact full id, as /api/prompts lists it: a prefix (or an empty id, a prefix of every one) answers
+    // whichever prompt it happens to match. Prefixes are the command line's convenience, not the web's.
+    if (!store.prompts.get(promptId)) {
+      store.audit.record('REPLY_REJECTED', {
+        prompt_ref: promptId,
+        decided_by: who,
+        reason: 'no such prompt',
+      });
+      return { ok: false, status: 404, error: 'no such prompt: give its full id, as /api/prompts lists it' };
+    }
+    const outcome = answerPrompt(store, { promptRef: promptId, raw: answer, decidedBy: who });
     if (outcome.ok) {
       this.options.live.get(outcome.record.sessionId)?.poke();
       return { ok: true, summary: outcome.summary };
@@ -289,16 +303,25 @@ export class SessionsWebBackend implements WebBackend {
       startedAt: r.startedAt,
       durationSeconds: r.durationSeconds,
       bytes: r.bytes,
-      command: r.command,
+      command: r.command, // redacted by listRecordings
       title: r.title,
     }));
   }
 
-  recordingFile(id: string): string | null {
-    if (!/^[\w.-]+$/.test(id) || id.includes('..')) return null;
-    const dir = recordingsDir();
-    const file = path.resolve(dir, `${id}.cast`);
-    return path.dirname(file) === dir && existsSync(file) ? file : null;
+  async recording(id: string): Promise<FileAnswer<RecordingStream>> {
+    try {
+      const { handle, bytes } = await openRecording(recordingsDir(), id);
+      if (bytes === 0) {
+        await handle.close();
+        return { ok: true, value: { bytes, stream: Readable.from([]) } };
+      }
+      // The bytes it had when opened (a recording still written goes on growing): the handle closes with it.
+      return { ok: true, value: { bytes, stream: handle.createReadStream({ start: 0, end: bytes - 1 }) } };
+    } catch (error) {
+      if (error instanceof RecordingAccessError)
+        return { ok: false, status: error.status, error: error.message };
+      throw error;
+    }
   }
 
   async attach(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AsciicastWriter, RECORD_BATCH_MS } from '../../src/store/asciicast-writer.js';
-import { describeRecording, listRecordings } from '../../src/store/recordings.js';
+import { describeRecording, listRecordings, UnknownRecordingError } from '../../src/store/recordings.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 let dir: string;
@@ -188,5 +188,20 @@ describe('asciicast v2 writer', () => {
     expect(last.recordings.map((r) => r.id)).toEqual([names[0]]);
     expect(last.next).toBeNull();
     expect(last.recordings[0]).toMatchObject({ width: null, startedAt: null });
+  });
+
+  it('refuse a page before a recording that is not there, rather than guess where to start', async () => {
+    const names = ['2026-01-01T00-00-00-000Z-shell-00000000', '2026-01-02T00-00-00-000Z-shell-00000001'];
+    for (const name of names)
+      writeFileSync(path.join(dir, `${name}.cast`), '{"version":2,"width":80,"height":24}\n');
+    // An id that sorts after every name, a session id, one before every name, and no recordings at all.
+    for (const before of ['nosuch', '00000001', '1', ''])
+      await expect(listRecordings(dir, { before })).rejects.toThrow(UnknownRecordingError);
+    await expect(listRecordings(path.join(dir, 'missing'), { before: names[0]! })).rejects.toThrow(
+      `no recording ${names[0]}`,
+    );
+    expect((await listRecordings(dir, { before: names[1]! })).recordings.map((r) => r.id)).toEqual([
+      names[0],
+    ]);
   });
 });

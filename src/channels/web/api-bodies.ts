@@ -29,13 +29,55 @@ const startSession = z.strictObject({
 const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) });
 
 const MAX_NAME_CHARS = 80;
+/** What ends a line, besides what textProblem() refuses anywhere (tab included: a name is one line). */
+const LINE_BREAK = /[\t\n\r\u2028\u2029]/;
+const CHARACTER_NAMES: Record<string, string> = {
+  '\t': 'tab',
+  '\n': 'line feed',
+  '\r': 'carriage return',
+  '\u0085': 'next line',
+  '\u2028': 'line separator',
+  '\u2029': 'paragraph separator',
+  '\u202a': 'left-to-right embedding',
+  '\u202b': 'right-to-left embedding',
+  '\u202c': 'pop directional formatting',
+  '\u202d': 'left-to-right override',
+  '\u202e': 'right-to-left override',
+  '\u2066': 'left-to-right isolate',
+  '\u2067': 'right-to-left isolate',
+  '\u2068': 'first strong isolate',
+  '\u2069': 'pop directional isolate',
+};
+
+/** `U+202E (right-to-left override)`: the character, said so that a person can find it. */
+function characterName(character: string): string {
+  const code = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name = CHARACTER_NAMES[character];
+  return name ? `${code} (${name})` : code;
+}
+
+/**
+ * Why `name` cannot name a session, or null: one line (no line or paragraph separator, no tab), and text as
+ * answers and messages are (textProblem: no C0 or C1 control, DEL, bidi override or isolate); the character
+ * refused is named.
+ */
+function nameProblem(name: string): string | null {
+  const lineBreak = LINE_BREAK.exec(name);
+  if (lineBreak) return `must be one line: remove the ${characterName(lineBreak[0])}`;
+  if (textProblem(name) === null) return null;
+  const refused = [...name].find((character) => textProblem(character) !== null);
+  return `must be plain text: remove the ${refused ? characterName(refused) : 'control characters'}`;
+}
+
 /** A session's name: one line of text for lists (null or empty: back to its first prompt). */
 const nameSession = z.strictObject({
   name: z
     .string()
     .max(MAX_NAME_CHARS)
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must be one line without control characters')
+    .superRefine((text, context) => {
+      const problem = nameProblem(text);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
     .nullable(),
 });
 

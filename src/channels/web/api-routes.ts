@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseAnswer, parseName, parseStartSession } from './api-bodies.js';
 import type { WebBackend } from './backend.js';
@@ -61,9 +60,9 @@ export function registerApi(server: FastifyInstance, backend: WebBackend): void 
   });
   server.get('/api/recordings', async () => backend.recordings());
   server.get<{ Params: { id: string } }>('/api/recordings/:id', async (request, reply) => {
-    const file = backend.recordingFile(request.params.id);
-    if (!file) return reply.code(404).send({ error: 'no such recording' });
-    return reply.type('application/x-asciicast').send(createReadStream(file));
+    const recording = await backend.recording(request.params.id);
+    if (!recording.ok) return reply.code(recording.status).send({ error: recording.error });
+    return reply.type('application/x-asciicast').send(recording.value.stream);
   });
 }
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { PromptView } from '../view-types.js';
 import type {
   ConversationSnapshot,
@@ -82,6 +83,12 @@ export interface WebRecording {
   title: string | null;
 }
 
+/** A recording as it was when opened: its size then, and a stream of that many bytes. */
+export interface RecordingStream {
+  bytes: number;
+  stream: Readable;
+}
+
 /** A viewer attached to a live terminal. */
 export interface TerminalViewer {
   output(data: Uint8Array): void;
@@ -142,9 +149,13 @@ export interface WebBackend {
   rename(id: string, name: string | null): boolean;
   prompts(): Array<PromptView & { id: string }>;
   answer(promptId: string, answer: string, who: string): AnswerResult;
+  /** The newest recordings; their command lines and titles redacted. */
   recordings(): Promise<WebRecording[]>;
-  /** The recording's file path, only for an id that names a recording in the recordings folder. */
-  recordingFile(id: string): string | null;
+  /**
+   * A recording's bytes, only for the exact id of a regular file in the recordings folder (never a link, a FIFO
+   * or a device): 404 none by that id, 403 anything else.
+   */
+  recording(id: string): Promise<FileAnswer<RecordingStream>>;
   attach(
     sessionId: string,
     viewer: TerminalViewer,

@@ -10,6 +10,7 @@ import { registerFileRoutes } from './file-routes.js';
 import { TOKEN_COOKIE, TokenGuard } from './auth.js';
 import type { WebBackend } from './backend.js';
 import { closeIfRefusedUpgrade, Connections } from './connections.js';
+import { answerClientError, answerErrorsAsApi } from './error-answers.js';
 import { OwnAddresses } from './own-addresses.js';
 import { RefusalAudit } from './refusal-audit.js';
 import { registerSockets } from './web-sockets.js';
@@ -41,12 +42,14 @@ export async function startWebServer(
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     frameworkErrors: refuseMalformed,
+    clientErrorHandler: answerClientError,
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
   const connections = new Connections(server.server);
   const tokens = new TokenGuard(options.token, options.clock);
   const refusals = new RefusalAudit((details) => options.backend.unauthorized(details), options.clock);
   let own: OwnAddresses | null = null;
+  answerErrorsAsApi(server, MAX_BODY_BYTES);
   guardRequests(server, { tokens, refusals, own: () => own! });
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);

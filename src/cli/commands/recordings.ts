@@ -1,5 +1,6 @@
 import { recordingsDir } from '../../store/paths.js';
-import { listRecordings } from '../../store/recordings.js';
+import { listRecordings, UnknownRecordingError } from '../../store/recordings.js';
+import { CliFailure } from '../errors.js';
 import { printJson, printTable, stdoutTarget, type OutputTarget } from '../output.js';
 
 export interface RecordingsOptions {
@@ -16,7 +17,11 @@ export async function recordingsCommand(
 ): Promise<void> {
   const page = await listRecordings(recordingsDir(), {
     ...(options.limit > 0 ? { limit: options.limit } : {}),
-    ...(options.before ? { before: options.before } : {}),
+    ...(options.before !== undefined ? { before: options.before } : {}),
+  }).catch((error: unknown) => {
+    if (error instanceof UnknownRecordingError)
+      throw new CliFailure(`${error.message} (agent-bridge recordings lists them)`);
+    throw error;
   });
   if (options.json) {
     printJson(target, page.recordings);
