@@ -3,7 +3,9 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
-import { agents, discoverAll, getAgent, resolveLaunch } from '../agents/registry.js';
+import { resolveDriverLaunch } from '../agents/driver-choice.js';
+import { agents, discoverAll, getAgent } from '../agents/registry.js';
+import { defaultDriver } from '../agents/types.js';
 import type { ConversationUpdate, MessageResult } from '../channels/web/conversation-types.js';
 import type {
   AnswerResult,
@@ -161,10 +163,13 @@ export class SessionsWebBackend implements WebBackend {
     const cwd = path.resolve(request.cwd);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory())
       throw new Error(`${cwd} is not a folder on this machine`);
-    const launch = await resolveLaunch(
+    // The driver `run` and serve's repositories use when none is chosen: an agent with no screen (acp) speaks
+    // its protocol, and its session is a conversation on the page.
+    const launch = await resolveDriverLaunch(
       spec,
       { extraArgs: request.args ?? [], ...(request.resume ? { resume: request.resume } : {}) },
       currentDiscoveryEnv(),
+      defaultDriver(spec),
     );
     if (!launch.discovered.found)
       throw new Error(`${spec.displayName} is not installed: ${spec.installHint}`);
@@ -178,9 +183,10 @@ export class SessionsWebBackend implements WebBackend {
       store,
       clock,
       startedBy: who,
-      // In a session host: a restart of serve neither stops it nor loses its screen.
-      hosted: SERVE_HOSTED,
-      ...(hooks ? { hooks: true as const } : {}),
+      ...(launch.driver === 'structured'
+        ? { structured: typeof request.resume === 'string' ? { resume: request.resume } : {} }
+        : // In a session host: a restart of serve neither stops it nor loses its screen.
+          { hosted: SERVE_HOSTED, ...(hooks ? { hooks: true as const } : {}) }),
       ...(this.options.approveFrom ? { approveFrom: this.options.approveFrom } : {}),
     });
     // Stopping began while it started: it would outlive the shutdown, which has already listed the sessions.

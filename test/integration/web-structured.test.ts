@@ -14,7 +14,7 @@ import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { startFakeAcpSession } from '../support/fake-acp.js';
+import { FAKE_ACP_AGENT, startFakeAcpSession } from '../support/fake-acp.js';
 import { waitFor } from '../support/wait.js';
 
 const TOKEN = 'test-token-1234567890abcdef';
@@ -121,6 +121,26 @@ function entriesOf(frames: ConversationFrame[]): ConversationEntry[] {
 
 const send = (id: string, text: string) =>
   api(`/api/sessions/${id}/message`, { method: 'POST', body: JSON.stringify({ text }) });
+
+describe('an ACP agent started from the page', () => {
+  it('runs under its protocol (the driver run picks), as a conversation, not a dead terminal', async () => {
+    const started = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { ...headers, origin: server.url },
+      body: JSON.stringify({ agent: 'acp', cwd: dir, args: [process.execPath, FAKE_ACP_AGENT] }),
+    });
+    expect(started.status).toBe(201);
+    const session = (await started.json()) as { id: string; live: boolean; conversation: boolean };
+    expect(session).toMatchObject({ live: false, conversation: true });
+    const sent = await send(session.id, 'hello there');
+    expect(await sent.json()).toMatchObject({ ok: true, outcome: 'queued' });
+    const { frames, ws } = watchConversation(session.id);
+    await waitFor('its answer', () =>
+      entriesOf(frames).some((e) => e.kind === 'agent' && e.text.includes('You said: hello there')),
+    );
+    ws.close();
+  });
+});
 
 describe('a structured session as a conversation', () => {
   it('a message from the page reaches it; its answer, a plan, a tool card, its diff and the footer arrive live', async () => {
