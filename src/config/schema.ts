@@ -115,22 +115,27 @@ const rateLimit = z
   })
   .strict();
 
-/** A prompt's TTL is a timer: no longer than one can wait. */
-const ttl = duration.refine(
-  (value) => durationMs(value) <= MAX_TIMER_MS,
+/** Whether the union above took it (zod runs a refinement on a value it already refused, too). */
+function isDuration(value: unknown): value is string | number {
+  return duration.safeParse(value).success;
+}
+
+/** A prompt's TTL, an idle timeout: a timer, no longer than one can wait. */
+const timer = duration.refine(
+  (value) => !isDuration(value) || durationMs(value) <= MAX_TIMER_MS,
   `at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (${Math.floor(MAX_TIMER_MS / 3_600_000)}h, just under 25 days)`,
 );
 
 const promptTtl = z
   .object({
-    permission: ttl,
-    question: ttl,
-    plan: ttl,
-    yes_no: ttl,
-    confirm_enter: ttl,
-    multiple_choice: ttl,
-    free_text: ttl,
-    unknown: ttl,
+    permission: timer,
+    question: timer,
+    plan: timer,
+    yes_no: timer,
+    confirm_enter: timer,
+    multiple_choice: timer,
+    free_text: timer,
+    unknown: timer,
   })
   .partial()
   .strict();
@@ -139,7 +144,7 @@ const defaults = z
   .object({
     agent: z.string().default('claude'),
     output_threshold: z.number().int().positive().default(1500),
-    idle_timeout: duration.default('10m'),
+    idle_timeout: timer.default('10m'),
     resume: z.boolean().default(true),
     rate_limit: rateLimit.prefault({}),
     prompt_ttl: promptTtl.prefault({}),

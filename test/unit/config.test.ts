@@ -136,6 +136,13 @@ describe('configuration', () => {
         /^agent-bridge\.yaml:4: .*yes_no.*at most 2147483 seconds/,
       );
   });
+
+  it('refuses an idle timeout longer than a timer can wait, saying the most', () => {
+    expect(parse('defaults:\n  idle_timeout: 596h\n').defaults.idle_timeout).toBe('596h');
+    expect(() => parse('defaults:\n  idle_timeout: 720h\n')).toThrow(
+      /^agent-bridge\.yaml:2: .*idle_timeout.*at most 2147483 seconds/,
+    );
+  });
 });
 
 describe('cluster: many machines', () => {
