@@ -92,6 +92,7 @@ export async function startWeb(
     clock: context.clock,
     staticDir: STATIC_DIR,
     ...(tls ? { tls } : {}),
+    log: context.log,
   }).catch((error: NodeJS.ErrnoException) => {
     backend.close();
     if (error.code === 'EADDRINUSE') {

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/channels/web/web-server.js';
+import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { rawRequest, type RawExchange } from '../support/raw-http.js';
 import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { WEB_TOKEN, WebWorld } from '../support/web-world.js';
@@ -174,5 +175,22 @@ describe('what Fastify itself refuses, answered as API.md says (`{ error }`)', (
   it('a route that does not exist', async () => {
     expectError(await raw('GET', '/api/no-such-route'), 404);
     expectError(await raw('DELETE', `/api/sessions/${SESSION}`), 404);
+  });
+});
+
+describe("agent-bridge's own failure", () => {
+  it('is a 500 saying only to look at the log, and the log says what failed', async () => {
+    // A failure of its own (the disk went away under the store), injected into the listing the route returns.
+    vi.spyOn(SessionsWebBackend.prototype, 'sessions').mockImplementationOnce(() => {
+      throw new Error('SQLITE_IOERR: disk I/O error in /home/me/.agent-bridge/agent-bridge.db');
+    });
+    const failed = await raw('GET', '/api/sessions');
+    expect(expectError(failed, 500)).toBe(
+      'agent-bridge could not answer this request: try again, or see its log',
+    );
+    expect(failed.body).not.toContain('SQLITE');
+    expect(world.logged).toEqual([
+      'web: GET /api/sessions failed: SQLITE_IOERR: disk I/O error in /home/me/.agent-bridge/agent-bridge.db',
+    ]);
   });
 });

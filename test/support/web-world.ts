@@ -26,6 +26,8 @@ export class WebWorld {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'ab-websec-'));
   readonly store: Store;
   readonly live = new LiveSessions();
+  /** What the server said in its log (serve's). */
+  readonly logged: string[] = [];
   private readonly watchStore: Store;
   private readonly backend: SessionsWebBackend;
   private server: { url: string; close(): Promise<void> } | null = null;
@@ -56,6 +58,7 @@ export class WebWorld {
       port: 0,
       clock: this.clock,
       staticDir: app,
+      log: (line) => this.logged.push(line),
     });
     return this;
   }

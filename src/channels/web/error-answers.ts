@@ -11,12 +11,18 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 /** An error says what to fix in a line, not the whole of what went wrong. */
 const MAX_ERROR_CHARS = 200;
 
-export function answerErrorsAsApi(server: FastifyInstance, maxBodyBytes: number): void {
-  server.setErrorHandler((error: FastifyError, _request, reply) => {
+export function answerErrorsAsApi(
+  server: FastifyInstance,
+  maxBodyBytes: number,
+  log?: (line: string) => void,
+): void {
+  server.setErrorHandler((error: FastifyError, request, reply) => {
     const status =
       typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode <= 599
         ? error.statusCode
         : 500;
+    if (status >= 500)
+      log?.(`web: ${request.method} ${request.routeOptions.url ?? '?'} failed: ${error.message}`);
     return reply.code(status).send({ error: whatToFix(error, status, maxBodyBytes) });
   });
   server.setNotFoundHandler((_request, reply) =>

@@ -25,6 +25,8 @@ export interface WebServerOptions {
   staticDir: string;
   /** TLS certificate and key (PEM), required to listen anywhere but loopback unless insecure is set. */
   tls?: { cert: Buffer; key: Buffer };
+  /** Where agent-bridge's own failures go (serve's log): the client is told only to look there. */
+  log?: (line: string) => void;
 }
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -49,7 +51,7 @@ export async function startWebServer(
   const tokens = new TokenGuard(options.token, options.clock);
   const refusals = new RefusalAudit((details) => options.backend.unauthorized(details), options.clock);
   let own: OwnAddresses | null = null;
-  answerErrorsAsApi(server, MAX_BODY_BYTES);
+  answerErrorsAsApi(server, MAX_BODY_BYTES, options.log);
   guardRequests(server, { tokens, refusals, own: () => own! });
   await registerSockets(server, options.backend);
   registerApi(server, options.backend);
