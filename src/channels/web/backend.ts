@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { PromptView } from '../view-types.js';
 import type {
   ConversationSnapshot,
@@ -86,7 +85,8 @@ export interface WebRecording {
 /** A recording as it was when opened: its size then, and a stream of that many bytes. */
 export interface RecordingStream {
   bytes: number;
-  stream: Readable;
+  /** A Node Readable, which the server streams (typed without Node's types: the browser app reads this file). */
+  stream: AsyncIterable<Uint8Array>;
 }
 
 /** A viewer attached to a live terminal. */
