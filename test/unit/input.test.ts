@@ -107,4 +107,23 @@ describe('input gate', () => {
     gate.user('z');
     expect(written).toEqual(['z']);
   });
+
+  it('keys typed as the agent exits go nowhere, and fail nothing (the session host lived on)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const gate = new InputGate(() => Promise.reject(new Error('the process has exited')));
+      gate.user('\x04');
+      await gate.exclusive(async () => gate.user('held, then flushed'));
+      const throwing = new InputGate(() => {
+        throw new Error('the process has exited');
+      });
+      expect(() => throwing.user('x')).not.toThrow();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

@@ -16,7 +16,7 @@ export class InputGate {
   /** The user's own input: passes straight through unless an injection holds the gate. */
   user(data: string | Buffer): void {
     if (this.paused) this.held.push(data);
-    else void this.write(data);
+    else this.pass(data);
   }
 
   /** Runs `inject` with user input paused; one injection at a time, in call order. */
@@ -50,6 +50,15 @@ export class InputGate {
   private flush(): void {
     const held = this.held;
     this.held = [];
-    for (const data of held) void this.write(data);
+    for (const data of held) this.pass(data);
+  }
+
+  /** Keys typed as the agent exits go nowhere: a write it can no longer take is no failure of ours. */
+  private pass(data: string | Buffer): void {
+    try {
+      void this.write(data)?.catch(() => undefined);
+    } catch {
+      // the same, said at once
+    }
   }
 }
