@@ -27,6 +27,11 @@ export type AnswerRefusal =
 export interface AnswerRequest {
   /** Full id or a unique prefix. */
   promptRef: string;
+  /**
+   * The full id only (the web API): a prefix, or an empty ref (a prefix of every id), is no prompt. Prefixes
+   * are the command line's convenience.
+   */
+  exact?: boolean;
   /** Required by remote channels (from their message), optional for the local CLI (it reads the store). */
   sessionId?: string;
   nonce?: string;
@@ -56,14 +61,16 @@ export function answerPrompt(
   request: AnswerRequest,
   isAlive: IsAlive = isProcessAlive,
 ): AnswerOutcome {
-  const matches = store.prompts.findByPrefix(request.promptRef);
+  const exact = request.exact ? store.prompts.get(request.promptRef) : null;
+  const matches = request.exact ? (exact ? [exact] : []) : store.prompts.findByPrefix(request.promptRef);
   if (matches.length === 0) {
     store.audit.record('REPLY_REJECTED', {
       prompt_ref: request.promptRef,
       decided_by: request.decidedBy,
       reason: 'no such prompt',
     });
-    return { ok: false, code: 'not_found', reason: `no prompt ${request.promptRef}` };
+    const reason = `no prompt ${request.promptRef}${request.exact ? ': give its full id, as it is listed' : ''}`;
+    return { ok: false, code: 'not_found', reason };
   }
   if (matches.length > 1 && matches[0]!.id !== request.promptRef) {
     return {

@@ -273,18 +273,14 @@ export class SessionsWebBackend implements WebBackend {
   }
 
   answer(promptId: string, answer: string, who: string): AnswerResult {
-    const { store } = this.options;
-    // The exact full id, as /api/prompts lists it: a prefix (or an empty id, a prefix of every one) answers
-    // whichever prompt it happens to match. Prefixes are the command line's convenience, not the web's.
-    if (!store.prompts.get(promptId)) {
-      store.audit.record('REPLY_REJECTED', {
-        prompt_ref: promptId,
-        decided_by: who,
-        reason: 'no such prompt',
-      });
-      return { ok: false, status: 404, error: 'no such prompt: give its full id, as /api/prompts lists it' };
-    }
-    const outcome = answerPrompt(store, { promptRef: promptId, raw: answer, decidedBy: who });
+    // The exact full id, as /api/prompts lists it: a prefix (or an empty id, a prefix of every one) would
+    // answer whichever prompt it happens to match.
+    const outcome = answerPrompt(this.options.store, {
+      promptRef: promptId,
+      exact: true,
+      raw: answer,
+      decidedBy: who,
+    });
     if (outcome.ok) {
       this.options.live.get(outcome.record.sessionId)?.poke();
       return { ok: true, summary: outcome.summary };
