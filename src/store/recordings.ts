@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { redactSecrets } from '../core/redact.js';
+import { openedPath } from './opened-path.js';
 
 export interface RecordingInfo {
   id: string;
@@ -177,10 +178,4 @@ async function openRegularFile(file: string) {
     await handle.close();
     throw error;
   }
-}
-
-/** The path of the file an open descriptor is (Linux); null where the system does not say. */
-async function openedPath(fd: number): Promise<string | null> {
-  if (process.platform !== 'linux') return null;
-  return readlink(`/proc/self/fd/${fd}`).catch(() => null);
 }

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { lstat, open, opendir, readlink, realpath } from 'node:fs/promises';
+import { lstat, open, opendir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { FolderEntry, FolderListing, TextFile } from '../../channels/web/file-views.js';
+import { openedPath } from '../../store/opened-path.js';
 
 /**
  * Read-only access to the files of a session's folder, for the web UI. Every path is checked on the form the
@@ -128,10 +129,4 @@ export async function readTextFile(root: string, raw: unknown): Promise<TextFile
   } finally {
     await handle.close();
   }
-}
-
-/** The path of the file an open descriptor is (Linux); null where the system does not say. */
-async function openedPath(fd: number): Promise<string | null> {
-  if (process.platform !== 'linux') return null;
-  return readlink(`/proc/self/fd/${fd}`).catch(() => null);
 }
