@@ -29,6 +29,13 @@ export function textProblem(text: string): string | null {
   return null;
 }
 
+const REFUSED = new RegExp(`${CONTROL.source}|${HIDDEN_ORDER.source}`);
+
+/** The first character textProblem() refuses in `text`, or null: for a refusal that names it. */
+export function refusedCharacter(text: string): string | null {
+  return REFUSED.exec(normalizeLineEnds(text))?.[0] ?? null;
+}
+
 /** Removes whatever textProblem() refuses: the last line of defence where bytes are written. */
 export function stripControls(text: string): string {
   return normalizeLineEnds(text)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textProblem } from '../../core/answer-text.js';
+import { refusedCharacter, textProblem } from '../../core/answer-text.js';
 import { MACHINE_NAME } from '../../core/machine-name.js';
 
 /** The JSON bodies the web API takes (API.md), checked whole: an unknown key or a wrong type is a 400. */
@@ -64,9 +64,8 @@ function characterName(character: string): string {
 function nameProblem(name: string): string | null {
   const lineBreak = LINE_BREAK.exec(name);
   if (lineBreak) return `must be one line: remove the ${characterName(lineBreak[0])}`;
-  if (textProblem(name) === null) return null;
-  const refused = [...name].find((character) => textProblem(character) !== null);
-  return `must be plain text: remove the ${refused ? characterName(refused) : 'control characters'}`;
+  const refused = refusedCharacter(name);
+  return refused === null ? null : `must be plain text: remove the ${characterName(refused)}`;
 }
 
 /** A session's name: one line of text for lists (null or empty: back to its first prompt). */
