@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { MAX_TIMER_MS } from '../config/duration.js';
+import { MAX_TIMER_SECONDS } from '../config/duration.js';
 import { PROMPT_KINDS } from '../core/events.js';
 import { MAX_TERMINAL_SIZE } from '../sessions/host/host-wire.js';
 
@@ -23,7 +23,7 @@ export function terminalSize(value: string): number {
 }
 
 /** The longest prompt TTL, in whole seconds: what a timer can wait (Node's setTimeout). */
-export const MAX_TTL_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+export const MAX_TTL_SECONDS = MAX_TIMER_SECONDS;
 
 /** `--prompt-ttl kind=seconds`: milliseconds for that kind of prompt. */
 export function promptTtl(value: string): Record<string, number> {

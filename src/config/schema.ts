@@ -1,6 +1,6 @@
 import { MACHINE_NAME } from '../core/machine-name.js';
 import { z } from 'zod';
-import { durationMs, MAX_TIMER_MS } from './duration.js';
+import { durationMs, MAX_TIMER_MS, MAX_TIMER_SECONDS } from './duration.js';
 
 /** Durations as people write them: 90s, 10m, 2h, or a number of seconds. */
 export const duration = z.union([
@@ -123,7 +123,7 @@ function isDuration(value: unknown): value is string | number {
 /** A prompt's TTL, an idle timeout: a timer, no longer than one can wait. */
 const timer = duration.refine(
   (value) => !isDuration(value) || durationMs(value) <= MAX_TIMER_MS,
-  `at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (${Math.floor(MAX_TIMER_MS / 3_600_000)}h, just under 25 days)`,
+  `at most ${MAX_TIMER_SECONDS} seconds (${Math.floor(MAX_TIMER_SECONDS / 3600)}h, just under 25 days)`,
 );
 
 const promptTtl = z
