@@ -16,6 +16,7 @@ import type {
   ToolCard,
   WebBackend,
   WebEvent,
+  WebPrompt,
   WebRecording,
   WebSession,
 } from '../channels/web/backend.js';
@@ -267,9 +268,10 @@ export class SessionsWebBackend implements WebBackend {
 
   prompts() {
     const { store } = this.options;
-    return store.prompts
-      .open()
-      .map((record) => ({ id: record.id, ...promptView(record, store.sessions.get(record.sessionId)) }));
+    return store.prompts.open().map((record): WebPrompt => {
+      const { nonce: _nonce, ...view } = promptView(record, store.sessions.get(record.sessionId));
+      return { id: record.id, ...view };
+    });
   }
 
   answer(promptId: string, answer: string, who: string): AnswerResult {

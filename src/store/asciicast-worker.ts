@@ -22,9 +22,13 @@ interface Recording {
   encoder: JsonOutputEncoder;
   /** Lines not written yet: may be views of the ring, so written before its space is given back. */
   lines: Uint8Array[];
+  /** The time of the last event written (seconds into the recording). */
+  lastSeconds: number;
 }
 
 const QUOTE_END = Buffer.from('"]\n');
+/** A close this long after the last event is marked with an end event (within it, the length is right). */
+const END_AFTER_SECONDS = 0.001;
 
 const recordings = new Map<number, Recording>();
 const port = parentPort!;
@@ -57,8 +61,23 @@ function closeQuietly(fd: number): void {
 /** An output event's line: its JSON string body is already escaped bytes (one piece per part of the ring). */
 function addOutput(recording: Recording, seconds: number, body: Uint8Array[]): void {
   const pieces = body.filter((piece) => piece.length > 0);
-  if (pieces.length)
-    recording.lines.push(Buffer.from(`[${seconds.toFixed(6)}, "o", "`), ...pieces, QUOTE_END);
+  if (pieces.length) addEvent(recording, seconds, 'o', pieces);
+}
+
+function addEvent(recording: Recording, seconds: number, code: 'o' | 'r', pieces: Uint8Array[]): void {
+  recording.lines.push(Buffer.from(`[${seconds.toFixed(6)}, "${code}", "`), ...pieces, QUOTE_END);
+  recording.lastSeconds = Math.max(recording.lastSeconds, seconds);
+}
+
+/**
+ * asciicast v2 has no end event: a player (and `recordings`) takes the last event's time for the length, so a
+ * session quiet for its last minutes would look minutes shorter than it ran. An empty output event at the
+ * close keeps its true length and shows nothing.
+ */
+function addEnd(recording: Recording, seconds: number): void {
+  const rest = recording.encoder.end();
+  if (rest.length > 0 || seconds - recording.lastSeconds >= END_AFTER_SECONDS)
+    addEvent(recording, seconds, 'o', [rest]);
 }
 
 function writeLines(recording: Recording): void {
@@ -87,14 +106,19 @@ function handle(record: RingRecord): void {
   if (kind === RECORD_OPEN) {
     const { file, header } = JSON.parse(text(data)) as { file: string; header: string };
     const fd = openSync(file, 'wx', 0o600);
-    recordings.set(id, { fd, encoder: new JsonOutputEncoder(), lines: [Buffer.from(header)] });
+    recordings.set(id, {
+      fd,
+      encoder: new JsonOutputEncoder(),
+      lines: [Buffer.from(header)],
+      lastSeconds: 0,
+    });
     return;
   }
   const recording = recordings.get(id);
   if (kind === RECORD_CLOSE) {
     if (recording) {
       recordings.delete(id);
-      addOutput(recording, seconds, [recording.encoder.end()]);
+      addEnd(recording, seconds);
       try {
         writeLines(recording);
       } finally {
@@ -112,7 +136,7 @@ function handle(record: RingRecord): void {
       data.map((part) => recording.encoder.write(part)),
     );
   else if (kind === RECORD_RESIZE)
-    recording.lines.push(Buffer.from(`[${seconds.toFixed(6)}, "r", ${JSON.stringify(text(data))}]\n`));
+    addEvent(recording, seconds, 'r', [Buffer.from(JSON.stringify(text(data)).slice(1, -1))]);
 }
 
 function guarded(id: number, kind: number, work: () => void): void {

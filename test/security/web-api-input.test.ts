@@ -73,6 +73,14 @@ describe('answering a prompt from the web', () => {
     expect(world.store.prompts.get(prompt.id)!.status).not.toBe('awaiting_reply');
   });
 
+  it("never shows a page the prompt's nonce (what a chat button carries)", async () => {
+    const prompt = openPrompt(world.store, SESSION, yesNoPrompt({ key: 'k' }));
+    const listed = await world.json<Array<Record<string, unknown>>>('/api/prompts');
+    expect(listed.map((p) => p.id)).toEqual([prompt.id]);
+    expect(listed[0]).not.toHaveProperty('nonce');
+    expect(JSON.stringify(listed)).not.toContain(world.store.prompts.get(prompt.id)!.nonce);
+  });
+
   it('takes no prefix of a session id on any route', async () => {
     const prefixes = ['', SESSION.slice(0, 4), SESSION.slice(0, 8), SESSION.toUpperCase()];
     for (const id of prefixes) {
@@ -113,6 +121,13 @@ describe("a session's name", () => {
       ['\t', 'U+0009'],
       ['\u001b', 'U+001B'],
       ['\u007f', 'U+007F'],
+      // Invisible: two names that look alike in a list would differ.
+      ['\u200b', 'U+200B (zero-width space)'],
+      ['\u200e', 'U+200E'],
+      ['\u200f', 'U+200F'],
+      ['\u061c', 'U+061C'],
+      ['\ufeff', 'U+FEFF'],
+      ['\u2060', 'U+2060'],
     ];
     for (const [character, named] of hostile) {
       const error = expectError(await rename(`invoice${character}fdp.exe`), 400);
@@ -122,7 +137,14 @@ describe("a session's name", () => {
   });
 
   it('takes any plain text on one line', async () => {
-    for (const name of ['fix the login bug', 'café ☕ 修正 — שלום', 'a   b']) {
+    // Joiners that shape scripts and emoji are text: a family emoji (ZWJ), Persian with a ZWNJ.
+    for (const name of [
+      'fix the login bug',
+      'café ☕ 修正 — שלום',
+      'a   b',
+      '👨\u200d👩\u200d👧',
+      'می\u200cخواهم',
+    ]) {
       const exchange = await rename(name);
       expect(exchange.status, exchange.body).toBe(200);
       expect(world.store.sessions.get(SESSION)!.name).toBe(name);

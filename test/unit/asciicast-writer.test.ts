@@ -173,6 +173,20 @@ describe('asciicast v2 writer', () => {
     expect(await listRecordings(path.join(dir, 'missing'))).toEqual({ recordings: [], total: 0, next: null });
   });
 
+  it('lasts until it closed, however long the session was quiet at its end, with nothing more shown', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'quiet.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, clock);
+    clock.advance(1000);
+    writer.output(Buffer.from('working'));
+    clock.advance(RECORD_BATCH_MS);
+    clock.advance(90_000);
+    await writer.close();
+    const events = lines(file).slice(1) as Array<[number, string, string]>;
+    expect(events.map((e) => e[2]).join('')).toBe('working');
+    expect(events.at(-1)).toEqual([91.02, 'o', '']);
+    expect((await describeRecording(file)).durationSeconds).toBeCloseTo(91.02, 5);
+  });
   it('are listed a page at a time, newest first, opening only the page', async () => {
     // Names sort by time, as agent-bridge names them; a page opens only its own files.
     const names = Array.from({ length: 7 }, (_, i) => `2026-01-0${i + 1}T00-00-00-000Z-shell-0000000${i}`);

@@ -2,8 +2,7 @@
  * The shapes the agent-bridge web API answers with (see src/channels/web/API.md): the server's own types,
  * imported as types only (nothing of the server reaches the bundle), so the two cannot drift apart.
  */
-import type { PromptView } from '../../src/channels/view-types.js';
-import type { ToolCard, WebRecording, WebSession } from '../../src/channels/web/backend.js';
+import type { ToolCard, WebPrompt, WebRecording, WebSession } from '../../src/channels/web/backend.js';
 export type {
   FolderChanges,
   FolderEntry,
@@ -26,7 +25,7 @@ export type { AgentUsage } from '../../src/core/events.js';
 export type { PromptChoice, PromptKind } from '../../src/core/events.js';
 export type Session = WebSession;
 export type SessionState = WebSession['state'];
-export type Prompt = PromptView & { id: string };
+export type Prompt = WebPrompt;
 export type Recording = WebRecording;
 
 export interface AppConfig {

@@ -31,6 +31,11 @@ const answerPrompt = z.strictObject({ answer: z.string().max(MAX_ANSWER_CHARS) }
 const MAX_NAME_CHARS = 80;
 /** What ends a line, besides what textProblem() refuses anywhere (tab included: a name is one line). */
 const LINE_BREAK = /[\t\n\r\u2028\u2029]/;
+/**
+ * Characters that show nothing (zero-width space, direction marks, word joiners, the byte-order mark): two names
+ * would look alike in a list and differ. The joiners that shape scripts and emoji (U+200C, U+200D) stay.
+ */
+const INVISIBLE = /[\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\ufeff]/;
 const CHARACTER_NAMES: Record<string, string> = {
   '\t': 'tab',
   '\n': 'line feed',
@@ -47,6 +52,13 @@ const CHARACTER_NAMES: Record<string, string> = {
   '\u2067': 'right-to-left isolate',
   '\u2068': 'first strong isolate',
   '\u2069': 'pop directional isolate',
+  '\u061c': 'Arabic letter mark',
+  '\u180e': 'Mongolian vowel separator',
+  '\u200b': 'zero-width space',
+  '\u200e': 'left-to-right mark',
+  '\u200f': 'right-to-left mark',
+  '\u2060': 'word joiner',
+  '\ufeff': 'zero-width no-break space',
 };
 
 /** `U+202E (right-to-left override)`: the character, said so that a person can find it. */
@@ -58,13 +70,13 @@ function characterName(character: string): string {
 
 /**
  * Why `name` cannot name a session, or null: one line (no line or paragraph separator, no tab), and text as
- * answers and messages are (textProblem: no C0 or C1 control, DEL, bidi override or isolate); the character
- * refused is named.
+ * answers and messages are (textProblem: no C0 or C1 control, DEL, bidi override or isolate), and nothing
+ * invisible (INVISIBLE); the character refused is named.
  */
 function nameProblem(name: string): string | null {
   const lineBreak = LINE_BREAK.exec(name);
   if (lineBreak) return `must be one line: remove the ${characterName(lineBreak[0])}`;
-  const refused = refusedCharacter(name);
+  const refused = refusedCharacter(name) ?? INVISIBLE.exec(name)?.[0] ?? null;
   return refused === null ? null : `must be plain text: remove the ${characterName(refused)}`;
 }
 

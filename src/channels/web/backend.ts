@@ -1,4 +1,10 @@
 import type { PromptView } from '../view-types.js';
+
+/**
+ * A prompt as the web shows it: its full id, and no nonce (the one-time value chat buttons carry is no
+ * business of a page, which answers by id with its token).
+ */
+export type WebPrompt = Omit<PromptView, 'nonce'> & { id: string };
 import type {
   ConversationSnapshot,
   ConversationUpdate,
@@ -124,8 +130,7 @@ export interface TerminalAttachment {
 export type AnswerResult =
   { ok: true; summary: string } | { ok: false; status: 400 | 404 | 409; error: string };
 
-export type WebEvent =
-  { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: PromptView & { id: string } };
+export type WebEvent = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: WebPrompt };
 
 export interface WebBackend {
   host: string;
@@ -147,7 +152,7 @@ export interface WebBackend {
   resume(id: string, who: string): Promise<WebSession | null>;
   /** Names a session (null: back to its first prompt); false when there is no such session. */
   rename(id: string, name: string | null): boolean;
-  prompts(): Array<PromptView & { id: string }>;
+  prompts(): WebPrompt[];
   answer(promptId: string, answer: string, who: string): AnswerResult;
   /** The newest recordings; their command lines and titles redacted. */
   recordings(): Promise<WebRecording[]>;
