@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hostFile, listen, startTestHost, type TestHost } from '../support/test-host.js';
-import { waitFor } from '../support/wait.js';
+import { processExists, waitFor } from '../support/wait.js';
 
 // A session host on its own (issue 18): the agent's output from its first byte to its last, to every client
 // and into the recording; keys from any client; the size following whoever typed last; keys typed on
@@ -49,6 +49,16 @@ describe('a session host', () => {
     expect(existsSync(hostFile(dir, `${started.id}.secret`))).toBe(false);
     // The controller recorded the end: the host's own note of it is gone too.
     expect(existsSync(hostFile(dir, `${started.id}.exit`))).toBe(false);
+  });
+
+  it('ends its agent, and itself, when nobody ever attaches (its spawner died before it could)', async () => {
+    const started = await host('sleep 100', { firstClientMs: 300 });
+    await waitFor('the unclaimed agent to end', () => !processExists(started.agentPid), {
+      timeoutMs: 15_000,
+    });
+    await waitFor('its host to end', () => !processExists(started.hostPid), { timeoutMs: 15_000 });
+    // Nothing is left for anyone to find: no socket, secret or exit report (no session of the store is its).
+    expect(readdirSync(path.dirname(started.socket))).toEqual([]);
   });
 
   it('shows a client that joins during a burst its screen, then every later byte once (output is gathered)', async () => {

@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     // Nobody can read it where the socket is gone (the data folder was removed): nothing is written there.
     told: (report) => existsSync(paths.socket) && writeExitReport(paths.exit, { ...report, at: Date.now() }),
     finished: (_report, recorded) => {
-      if (recorded) rmSync(paths.exit, { force: true });
+      if (recorded || !host.claimed) rmSync(paths.exit, { force: true });
       removeHostFiles(paths);
       void server.close().finally(() => process.exit(0));
     },

@@ -7,6 +7,7 @@ import { LocalPty } from '../../drivers/terminal/terminal-port.js';
 import { AsciicastWriter, type AsciicastHeader } from '../../store/asciicast-writer.js';
 import { SizeArbiter } from '../viewer-sizes.js';
 import { SpawnerTerminal } from './terminal-sink.js';
+import { FIRST_CLIENT_MS, FirstClient } from './first-client.js';
 import { HookRelay, type HookResponder } from './host-hooks.js';
 import { LineBacklog } from './line-backlog.js';
 import {
@@ -36,6 +37,8 @@ export interface HostLaunch {
   endWithController: boolean;
   /** The host was started with its spawner's terminal: it writes the agent's output there (a `direct` client). */
   terminal?: boolean;
+  /** How long the host waits for its first client (its spawner) before it ends the agent; FIRST_CLIENT_MS. */
+  firstClientMs?: number;
   version: string;
 }
 
@@ -77,8 +80,6 @@ const LOW_WATER_BYTES = 256 * 1024;
 const ACTIVE_REPEAT_MS = 1_000;
 /** After the agent ended: how long the host waits for its controller to record the end. */
 const LINGER_MS = 10_000;
-/** An agent that ended before its spawner attached waits this long for it (the spawner is on its way). */
-const FIRST_CLIENT_MS = 30_000;
 
 /**
  * A session host: the one process that holds an agent's terminal, so the agent outlives whoever started or
@@ -97,16 +98,11 @@ export class SessionHost {
   private readonly lineBacklog = new LineBacklog();
   private notice: Extract<HostFrame, { type: 'notice' }> | null = null;
   private paused = false;
-  /** The first client came: the agent's output is read from then on. */
-  private started = false;
   /**
-   * Output read before the first client came (only the tail rescued when the agent ended that early: reading
-   * waits for it), given to that client as output after its welcome, as from a PTY of its own.
+   * The first client (the spawner): the agent's output is read once it came (only the tail rescued when the
+   * agent ended that early is read before, and held for it); if it never comes, the agent ends.
    */
-  private early: Buffer[] = [];
-  private earlyBytes = 0;
-  private firstJoined: () => void = () => undefined;
-  private readonly firstClient = new Promise<void>((resolve) => (this.firstJoined = resolve));
+  private readonly first: FirstClient;
   private stopReason: ExitReport['stopped'] = null;
   private report: ExitReport | null = null;
   private finished: Promise<void> | null = null;
@@ -155,6 +151,15 @@ export class SessionHost {
     // Nothing is read before the first client (its spawner) is there: it gets the agent's output from its
     // first byte, as from a PTY of its own (the kernel holds it meanwhile).
     pty.pause();
+    const waitMs = launch.firstClientMs ?? FIRST_CLIENT_MS;
+    this.first = new FirstClient(clock, waitMs, () => {
+      if (this.finished) return;
+      const seconds = Math.round(waitMs / 1000);
+      this.stop(
+        `nobody attached within ${seconds} s of its start (whoever started it ended first)`,
+        'SIGHUP',
+      );
+    });
   }
 
   /** `terminal`: the spawner's terminal (see HostLaunch.terminal), written once its client says so. */
@@ -188,6 +193,11 @@ export class SessionHost {
     return this.controller !== null;
   }
 
+  /** A client came (a host nobody came to has nobody to tell of its end). */
+  get claimed(): boolean {
+    return this.first.here;
+  }
+
   /** A client whose hello (secret included) was accepted: it is welcomed, or refused with why. */
   async join(peer: Peer, hello: Hello): Promise<void> {
     const refusal = this.refusal(hello);
@@ -216,19 +226,14 @@ export class SessionHost {
     // A controller sees everything, from the screen on (one that reads the screen here asks for output).
     client.wantsOutput ||= control === 'granted' && !client.screens && !client.direct;
     const welcome = this.welcome(client, hello, control);
-    const first = this.clients.size === 0 && !this.started;
+    const first = this.clients.size === 0 && !this.first.here;
     this.clients.set(peer, client);
     this.sizes.add(client, !client.drives);
     if (hello.size) this.sizes.wants(client, hello.size);
     this.tell(peer, welcome);
     if (control === 'granted') this.grant(client, hello.linesAfter);
     if (first) {
-      this.started = true;
-      const early = this.early;
-      this.early = [];
-      this.earlyBytes = 0;
-      for (const chunk of early) this.output(chunk);
-      this.firstJoined();
+      for (const chunk of this.first.come()) this.output(chunk);
       // xterm.js loads now, while the client that was just welcomed gets ready (`run` puts its terminal in
       // raw mode before it shows anything), not before the agent started or the socket listened.
       this.screen.warm();
@@ -387,7 +392,7 @@ export class SessionHost {
       title: this.screen.snapshot().title,
       screen: showScreen ? this.screen.serialize() : '',
       // Bytes held for the first client come to it after this welcome: they are not yet on its screen.
-      outputAt: this.pty.outputBytes - this.earlyBytes,
+      outputAt: this.pty.outputBytes - this.first.heldBytes,
       control,
       exit: this.report,
       ...(client.screens ? { state: this.screen.state(), settled: this.quiet } : {}),
@@ -453,11 +458,7 @@ export class SessionHost {
   }
 
   private output(chunk: Buffer): void {
-    if (!this.started) {
-      this.early.push(chunk);
-      this.earlyBytes += chunk.length;
-      return;
-    }
+    if (this.first.hold(chunk)) return;
     this.recorder?.output(chunk);
     this.screen.feed(chunk);
     this.burst.push(chunk);
@@ -570,11 +571,8 @@ export class SessionHost {
     this.finished ??= (async () => {
       const report: ExitReport = { exitCode: exit.exitCode, signal: exit.signal, stopped: this.stopReason };
       // Ended before its spawner attached (a command that ran at once): the spawner still gets all of it.
-      if (!this.started) {
-        const gaveUp = this.clock.after(FIRST_CLIENT_MS, () => this.firstJoined());
-        await this.firstClient;
-        gaveUp.cancel();
-      }
+      await this.first.waited();
+      this.first.cancel();
       await this.screen.catchUp();
       if (this.launch.lines) this.takeLines();
       await this.recorder?.close();
