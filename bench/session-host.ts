@@ -59,8 +59,10 @@ function usage(pid: number): { rssKiB: number; ticks: number } {
   return { rssKiB, ticks: Number(fields[11]) + Number(fields[12]) };
 }
 
-async function startHost(m: Modules, dataDir: string, script: string) {
+/** `record`: as `run` starts it by default (its output recorded), else as `run --no-record`. */
+async function startHost(m: Modules, dataDir: string, script: string, record = false) {
   const id = randomUUID();
+  const recording = record ? path.join(dataDir, `${id}.cast`) : null;
   const spawned = await m.spawnHost({
     dataDir,
     session: {
@@ -69,7 +71,7 @@ async function startHost(m: Modules, dataDir: string, script: string) {
       label: 'bench',
       cwd: dataDir,
       command: '/bin/sh',
-      recording: null,
+      recording,
       webInput: true,
       webView: true,
       hooks: false,
@@ -79,7 +81,7 @@ async function startHost(m: Modules, dataDir: string, script: string) {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir },
     cols: 120,
     rows: 40,
-    recording: null,
+    recording: record ? { width: 120, height: 40, timestamp: Math.floor(Date.now() / 1000) } : null,
     lines: false,
     hookToken: null,
     endWithController: false,
@@ -97,16 +99,21 @@ async function startHost(m: Modules, dataDir: string, script: string) {
   return { ...spawned, connection };
 }
 
-/** Memory and CPU of idle session hosts, and of bare Node processes alongside (the baseline). */
+/**
+ * Memory and CPU of idle session hosts, and of bare Node processes alongside (the baseline): HOSTS recorded
+ * (the default: their recordings' thread parks once quiet) and HOSTS with `--no-record`.
+ */
 async function idle(ctx: BenchContext, m: Modules, dataDir: string, result: Result): Promise<void> {
   const bare: ChildProcess[] = [];
   const hosts = [];
   try {
     for (let i = 0; i < HOSTS; i++) {
       bare.push(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' }));
-      hosts.push(await startHost(m, dataDir, IDLE_AGENT));
+      hosts.push(await startHost(m, dataDir, IDLE_AGENT, true));
     }
-    const detached = hosts.slice(1);
+    for (let i = 0; i < HOSTS; i++) hosts.push(await startHost(m, dataDir, IDLE_AGENT, false));
+    // One of each kind keeps its spawner attached; the others are detached (no client at all).
+    const detached = hosts.filter((_, i) => i % HOSTS !== 0);
     for (const host of detached) {
       host.connection.send({ type: 'release' });
       host.connection.close();
@@ -115,30 +122,35 @@ async function idle(ctx: BenchContext, m: Modules, dataDir: string, result: Resu
     await sleep(SETTLE_MS);
     const window = ctx.quick ? IDLE_MS.quick : IDLE_MS.full;
     const before = [...hosts.map((h) => usage(h.hostPid)), ...bare.map((b) => usage(b.pid!))];
+    const all = hosts.length;
     const settlingTicks = started.reduce((sum, ticks, i) => sum + before[i]!.ticks - ticks, 0);
     await sleep(window);
     const after = [...hosts.map((h) => usage(h.hostPid)), ...bare.map((b) => usage(b.pid!))];
-    const hostRss = median(after.slice(0, HOSTS).map((u) => u.rssKiB));
-    const bareRss = median(after.slice(HOSTS).map((u) => u.rssKiB));
+    const recordedRss = median(after.slice(0, HOSTS).map((u) => u.rssKiB));
+    const unrecordedRss = median(after.slice(HOSTS, all).map((u) => u.rssKiB));
+    const bareRss = median(after.slice(all).map((u) => u.rssKiB));
     const ticks = (from: number, to: number) =>
       after.slice(from, to).reduce((sum, u, i) => sum + u.ticks - before[from + i]!.ticks, 0);
-    const hostTicks = ticks(0, HOSTS);
-    const bareTicks = ticks(HOSTS, 2 * HOSTS);
+    const hostTicks = ticks(0, all);
+    const bareTicks = ticks(all, all + HOSTS);
     result.ratios.push(
-      atMost('idle session host RSS / bare node RSS', hostRss / bareRss, 1.6),
-      info('idle session host RSS (MiB)', hostRss / 1024),
+      atMost('idle session host RSS / bare node RSS (recorded: the default)', recordedRss / bareRss, 1.6),
+      atMost('idle session host RSS / bare node RSS (--no-record)', unrecordedRss / bareRss, 1.6),
+      info('idle session host RSS, recorded (MiB)', recordedRss / 1024),
+      info('idle session host RSS, --no-record (MiB)', unrecordedRss / 1024),
       info('bare node RSS (MiB)', bareRss / 1024),
       // Idle means idle: no timer, no poll. +1 keeps the ratio finite when both are 0.
+      // Per host: the bare processes are HOSTS, the hosts twice as many.
       atMost(
         `idle CPU ticks over ${window / 1000} s, hosts / bare node (+1 each)`,
-        (hostTicks + 1) / (bareTicks + 1),
+        (hostTicks / 2 + 1) / (bareTicks + 1),
         2,
       ),
-      info(`idle CPU ticks over ${window / 1000} s, ${HOSTS} hosts`, hostTicks),
-      info(`CPU ticks while settling (${SETTLE_MS / 1000} s from the start), ${HOSTS} hosts`, settlingTicks),
+      info(`idle CPU ticks over ${window / 1000} s, ${all} hosts`, hostTicks),
+      info(`CPU ticks while settling (${SETTLE_MS / 1000} s from the start), ${all} hosts`, settlingTicks),
     );
     result.notes.push(
-      `${HOSTS} hosts whose agent printed a line and sleeps: one with its spawner still attached, ${HOSTS - 1} detached (no client); measured from ${SETTLE_MS / 1000} s after start; RSS median, CPU summed over the window`,
+      `${all} hosts whose agent printed a line and sleeps (${HOSTS} recorded, ${HOSTS} --no-record; of each, one with its spawner still attached, the others detached: no client); measured from ${SETTLE_MS / 1000} s after start (a recorded host's recordings' thread parks 20 s after its last output, PARK_AFTER_MS); RSS median, CPU summed over the window`,
     );
   } finally {
     for (const host of hosts) {

@@ -194,6 +194,7 @@ function starter(parts: ClusterParts): SessionsWebBackend {
     version: parts.version,
     cwd: process.cwd(),
     approveFrom: [HUB_CHANNEL],
+    promptTtlMs: () => parts.daemon.promptTtlMs,
   });
 }
 

@@ -4,6 +4,7 @@ import { discoverCommand } from '../agents/discovery.js';
 import { getAgent, isAgentId } from '../agents/registry.js';
 import { driverProblem, type AgentSpec } from '../agents/types.js';
 import { durationMs } from '../config/duration.js';
+import { promptTtls } from '../config/prompt-ttls.js';
 import { expandDir } from '../config/repos.js';
 import type { Config } from '../config/schema.js';
 import { launchSettings } from '../config/thread-settings.js';
@@ -55,6 +56,7 @@ export async function daemonSettings(
     idleTimeoutMs: durationMs(config.defaults.idle_timeout),
     outputThreshold: config.defaults.output_threshold,
     resume: config.defaults.resume,
+    promptTtlMs: promptTtls(config),
     rateLimits: limits.enabled
       ? {
           user: { ratePerSec: limits.user_rate, burst: limits.user_burst },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PromptTtls } from '../config/prompt-ttls.js';
 import { startWebServer } from '../channels/web/web-server.js';
 import type { Clock } from '../core/clock.js';
 import type { LiveSessions } from '../sessions/live-sessions.js';
@@ -55,6 +56,8 @@ export async function startWeb(
     log: (line: string) => void;
     /** A cluster hub: its nodes' sessions started and stopped from the page. */
     remote?: RemoteSessions;
+    /** How long each kind of prompt waits in sessions started from the page. */
+    promptTtlMs?: () => PromptTtls;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   if (Boolean(options.tlsCert) !== Boolean(options.tlsKey))
@@ -83,6 +86,7 @@ export async function startWeb(
     version: context.version,
     cwd: process.cwd(),
     ...(context.remote ? { remote: context.remote } : {}),
+    ...(context.promptTtlMs ? { promptTtlMs: context.promptTtlMs } : {}),
   });
   const server = await startWebServer({
     backend,

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { PromptTtls } from '../config/prompt-ttls.js';
 import { Readable } from 'node:stream';
 import { currentDiscoveryEnv } from '../agents/discovery.js';
 import { resolveDriverLaunch } from '../agents/driver-choice.js';
@@ -58,6 +59,8 @@ export interface WebBackendOptions {
   approveFrom?: string[];
   /** A cluster hub: sessions on its nodes, started and stopped from here. */
   remote?: RemoteSessions;
+  /** How long each kind of prompt waits in sessions started here (`defaults.prompt_ttl`, as reloaded). */
+  promptTtlMs?: () => PromptTtls;
 }
 
 /** The newest recordings the web UI lists (reading a thousand headers would stall the page). */
@@ -184,6 +187,7 @@ export class SessionsWebBackend implements WebBackend {
       store,
       clock,
       startedBy: who,
+      ...(this.options.promptTtlMs ? { ttlMs: this.options.promptTtlMs() } : {}),
       ...(launch.driver === 'structured'
         ? { structured: typeof request.resume === 'string' ? { resume: request.resume } : {} }
         : // In a session host: a restart of serve neither stops it nor loses its screen.

@@ -10,7 +10,17 @@ import { jsonEscaper } from './json-escaper.js';
  * A character split at the end of a chunk is held back for the next one, as a StringDecoder does.
  */
 export class JsonOutputEncoder {
-  private carry: Buffer = Buffer.alloc(0);
+  private carry: Buffer;
+
+  /** `carry`: the start of a split character another encoder held back (a thread that parked: see held). */
+  constructor(carry: Uint8Array = new Uint8Array(0)) {
+    this.carry = Buffer.from(carry);
+  }
+
+  /** The start of a character split at the end of the last chunk, waiting for the rest. */
+  get held(): Uint8Array {
+    return new Uint8Array(this.carry);
+  }
 
   /** The JSON string body (without quotes) of `chunk`'s complete characters; the rest waits. */
   write(chunk: Uint8Array): Buffer {

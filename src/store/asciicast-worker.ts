@@ -1,7 +1,12 @@
 import { closeSync, openSync, writevSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { JsonOutputEncoder } from './asciicast-encoding.js';
-import type { RecorderReply } from './asciicast-writer.js';
+import type {
+  ParkedRecording,
+  RecorderReply,
+  RecorderRequest,
+  RecorderThreadData,
+} from './asciicast-writer.js';
 import {
   RECORD_CLOSE,
   RECORD_OPEN,
@@ -15,7 +20,9 @@ import {
  * The recordings' thread: turns output bytes into asciicast lines (UTF-8 as a stream, so a character split
  * across batches is kept; JSON-escaped) and writes them, off the thread that relays the terminal. One thread
  * serves every recording of the process; it reads their records from the ring the relaying thread fills
- * (recording-ring.ts), in order, and writes what a wake-up brought in one call per file.
+ * (recording-ring.ts), in order, and writes what a wake-up brought in one call per file. Asked to park (the
+ * terminals were quiet a while), it writes everything and hands its recordings back (their files stay open)
+ * for the next thread to go on with.
  */
 interface Recording {
   fd: number;
@@ -32,7 +39,13 @@ const END_AFTER_SECONDS = 0.001;
 
 const recordings = new Map<number, Recording>();
 const port = parentPort!;
-const ring = new RingReader((workerData as { ring: SharedArrayBuffer }).ring);
+const data = workerData as RecorderThreadData;
+const ring = new RingReader(data.ring);
+/** Parked: nothing more is read (the next thread reads on from where this one stopped). */
+let parked = false;
+
+for (const { id, fd, held, lastSeconds } of data.recordings)
+  recordings.set(id, { fd, encoder: new JsonOutputEncoder(held), lines: [], lastSeconds });
 
 function reply(message: RecorderReply): void {
   port.postMessage(message);
@@ -156,12 +169,27 @@ function drain(): void {
 }
 
 async function serve(): Promise<void> {
-  for (;;) {
+  while (!parked) {
     drain();
     await ring.next();
   }
 }
 
-// The port keeps this thread alive (a pending Atomics.waitAsync does not); nothing comes through it.
-port.on('message', () => undefined);
+/** Everything published is written; the recordings go back, files open, and this thread reads no more. */
+function park(): void {
+  drain();
+  parked = true;
+  const handed: ParkedRecording[] = [...recordings].map(([id, recording]) => ({
+    id,
+    fd: recording.fd,
+    held: recording.encoder.held,
+    lastSeconds: recording.lastSeconds,
+  }));
+  reply({ op: 'parked', recordings: handed });
+}
+
+// The port keeps this thread alive (a pending Atomics.waitAsync does not).
+port.on('message', (request: RecorderRequest) => {
+  if (request.op === 'park' && !parked) park();
+});
 void serve();

@@ -135,6 +135,11 @@ export class RingWriter {
     return this.waiting.length;
   }
 
+  /** Something published (or waiting to be) that no reader has given back yet. */
+  get unread(): boolean {
+    return this.waiting.length > 0 || Atomics.load(this.ring.control, READ) !== (this.published | 0);
+  }
+
   private tryRecord(
     kind: number,
     id: number,
@@ -228,8 +233,11 @@ export class RingReader {
   private at = 0;
   private readTo = 0;
 
+  /** A reader takes over where the last one (a thread that parked) gave space back. */
   constructor(ring: SharedArrayBuffer) {
     this.ring = views(ring);
+    this.at = Atomics.load(this.ring.control, READ);
+    this.readTo = this.at;
   }
 
   /** Every record published since the last call; their views stay valid until `release()`. */

@@ -9,6 +9,7 @@ import type { Daemon, DaemonRepo, DaemonSettings } from '../../src/sessions/daem
 import { openStore, type Store } from '../../src/store/store.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { OWNER } from '../support/telegram-setup.js';
+import { answerPrompt } from '../../src/sessions/answer-prompt.js';
 import { openPrompt, yesNoPrompt } from '../support/temp-store.js';
 import { chattyRepo, startTestDaemon } from '../support/test-daemon.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -143,6 +144,28 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await waitFor('the session ended in the store', () => store.sessions.list().length === 0);
     telegram.userSendsText({ userId: OWNER, text: 'back' });
     await telegramSays(/web got: back/);
+  });
+
+  it("gives prompts the config's time to live (defaults.prompt_ttl), in sessions it starts and takes back", async () => {
+    await startDaemon({ promptTtlMs: { yes_no: 20_000 } });
+    const ttlOfNextPrompt = async () => {
+      telegram.userSendsText({ userId: OWNER, text: 'ASK' });
+      await waitFor('the prompt', () => store.prompts.open().length === 1);
+      const prompt = store.prompts.open()[0]!;
+      // As `approvals answer` does, from another process (another connection to the store).
+      const elsewhere = openStore({ dir: store.dir });
+      expect(answerPrompt(elsewhere, { promptRef: prompt.id, raw: 'y', decidedBy: 'test' }).ok).toBe(true);
+      elsewhere.close();
+      await telegramSays(/web answered: y/);
+      return prompt.expiresAt - prompt.createdAt;
+    };
+    telegram.userSendsText({ userId: OWNER, text: 'hi' });
+    await telegramSays(/web got: hi/);
+    expect(await ttlOfNextPrompt()).toBe(20_000);
+    // The next serve takes the session back: its prompts wait as the config says too.
+    await daemon.stop();
+    await startDaemon({ promptTtlMs: { yes_no: 20_000 } });
+    expect(await ttlOfNextPrompt()).toBe(20_000);
   });
 
   it('limits a user politely (3 at once, then 1 every 2 s); the terminal is exempt from the user limit', async () => {

@@ -53,6 +53,7 @@ export async function startTestDaemon(
     live: extra.live ?? new LiveSessions(),
     claim: (session, record) => daemon?.claim(session, record) ?? false,
     log: () => undefined,
+    promptTtlMs: () => daemon?.promptTtlMs ?? {},
   });
   daemon = new Daemon({
     store,

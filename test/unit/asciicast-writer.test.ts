@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AsciicastWriter, RECORD_BATCH_MS } from '../../src/store/asciicast-writer.js';
+import {
+  AsciicastWriter,
+  RECORD_BATCH_MS,
+  parkRecordingsThread,
+  recordingsThreadRunning,
+} from '../../src/store/asciicast-writer.js';
 import { describeRecording, listRecordings, UnknownRecordingError } from '../../src/store/recordings.js';
 import { FakeClock } from '../support/fake-clock.js';
 
@@ -171,6 +176,55 @@ describe('asciicast v2 writer', () => {
     });
     expect((await listRecordings(dir)).recordings.map((r) => r.id)).toEqual(['e']);
     expect(await listRecordings(path.join(dir, 'missing'))).toEqual({ recordings: [], total: 0, next: null });
+  });
+
+  it('parks its thread when quiet, and the next thread goes on with every recording where it stood', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'parked.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, clock);
+    const split = Buffer.from('✳', 'utf8');
+    writer.output(Buffer.concat([Buffer.from('before "q" '), split.subarray(0, 2)]));
+    clock.advance(RECORD_BATCH_MS);
+    expect(recordingsThreadRunning()).toBe(true);
+    await parkRecordingsThread();
+    expect(recordingsThreadRunning()).toBe(false);
+    // The file stays open while no thread runs; a character split across the park is kept whole.
+    writer.output(Buffer.concat([split.subarray(2), Buffer.from(' after')]));
+    clock.advance(RECORD_BATCH_MS);
+    expect(recordingsThreadRunning()).toBe(true);
+    const second = new AsciicastWriter(path.join(dir, 'second.cast'), {
+      width: 80,
+      height: 24,
+      timestamp: 0,
+    });
+    second.output(Buffer.from('another'));
+    await parkRecordingsThread();
+    await Promise.all([writer.close(), second.close()]);
+    const text = (f: string) =>
+      (lines(f).slice(1) as Array<[number, string, string]>).map((e) => e[2]).join('');
+    expect(text(file)).toBe('before "q" ✳ after');
+    expect(text(path.join(dir, 'second.cast'))).toBe('another');
+  });
+
+  it('loses nothing written while its thread parks, nor what waited for room in a full ring', async () => {
+    const clock = new FakeClock();
+    const file = path.join(dir, 'racing.cast');
+    const writer = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 0 }, clock);
+    const text = Array.from({ length: 300_000 }, (_, i) => `${i} é✳ \x1b[3${i % 8}m\r\n`).join('');
+    const bytes = Buffer.from(text, 'utf8');
+    const parks: Array<Promise<void>> = [];
+    for (let at = 0, i = 0; at < bytes.length; i++) {
+      const size = 1 + ((i * 7919) % 6000);
+      writer.output(bytes.subarray(at, at + size));
+      at += size;
+      if (i % 50 === 0) clock.advance(RECORD_BATCH_MS);
+      if (i % 100 === 0) parks.push(parkRecordingsThread());
+      if (i % 300 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await writer.close();
+    await Promise.all(parks);
+    const events = lines(file).slice(1) as Array<[number, string, string]>;
+    expect(events.map((e) => e[2]).join('')).toBe(text);
   });
 
   it('lasts until it closed, however long the session was quiet at its end, with nothing more shown', async () => {

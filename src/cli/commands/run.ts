@@ -20,7 +20,7 @@ import { AgentSession, type HostedOptions } from '../../sessions/agent-session.j
 import { discardPrewarmedHost } from '../../sessions/host/spawn-host.js';
 import { firstPromptOf } from '../../sessions/first-prompt.js';
 import { openStore, type Store } from '../../store/store.js';
-import { durationMs } from '../../config/duration.js';
+import { promptTtls } from '../../config/prompt-ttls.js';
 import type { Config } from '../../config/schema.js';
 import type { ChannelRelay } from '../../sessions/channel-relay.js';
 import { dataDir } from '../../store/paths.js';
@@ -118,7 +118,7 @@ export async function runCommand(agentName: string, args: string[], options: Run
       record: options.record,
       store,
       clock: systemClock,
-      ttlMs: { ...configuredTtls(config), ...options.promptTtl },
+      ttlMs: { ...promptTtls(config), ...options.promptTtl },
       approveFrom: remote,
       // In raw mode a line needs its own carriage return; the agent's screen is redrawn by it soon after.
       onNotice: (line) => process.stderr.write(`\r\nagent-bridge: ${line}\r\n`),
@@ -261,14 +261,6 @@ async function loadRunConfig(explicit: string | undefined, channels: string[]): 
     }
   }
   return config;
-}
-
-function configuredTtls(config: Config | null): Partial<Record<PromptKind, number>> {
-  const ttls: Partial<Record<PromptKind, number>> = {};
-  for (const [kind, value] of Object.entries(config?.defaults.prompt_ttl ?? {})) {
-    if (value !== undefined) ttls[kind as PromptKind] = durationMs(value);
-  }
-  return ttls;
 }
 
 /**

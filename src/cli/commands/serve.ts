@@ -112,6 +112,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       hooks: true,
       version: packageVersion(),
       log,
+      promptTtlMs: () => daemon.promptTtlMs,
       ...cluster?.webOptions(),
     }).catch(closeAllThen(closeAll));
   }
@@ -155,6 +156,7 @@ function buildDaemon(options: DaemonOptions): { daemon: Daemon; hostWatch: Sessi
     live: options.live!,
     claim: (session, record) => daemon?.claim(session, record) ?? false,
     log: options.log,
+    promptTtlMs: () => daemon?.promptTtlMs ?? {},
   });
   daemon = new Daemon({ ...options, takeOver: () => hostWatch.start() });
   return { daemon, hostWatch };

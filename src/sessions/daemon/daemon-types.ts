@@ -1,4 +1,5 @@
 import type { Channel, ChatTarget } from '../../channels/contract.js';
+import type { PromptTtls } from '../../config/prompt-ttls.js';
 import type { RepoConfig } from '../../config/schema.js';
 import type { RateLimits } from '../../core/rate-limit.js';
 import type { SessionRecord } from '../../store/session-store.js';
@@ -21,6 +22,8 @@ export interface DaemonSettings {
   outputThreshold: number;
   resume: boolean;
   rateLimits: Partial<RateLimits> | null;
+  /** How long each kind of prompt waits (`defaults.prompt_ttl`); kinds left out keep their default. */
+  promptTtlMs?: PromptTtls;
 }
 
 export interface DaemonChannel {

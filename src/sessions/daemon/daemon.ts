@@ -1,4 +1,5 @@
 import type { ChatTarget, InboundEvent } from '../../channels/contract.js';
+import type { PromptTtls } from '../../config/prompt-ttls.js';
 import type { ThreadEntry } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { IsAlive } from '../../core/process-ref.js';
@@ -216,6 +217,11 @@ export class Daemon {
     }
   }
 
+  /** How long each kind of prompt waits in sessions this serve starts or takes over (the config's, as reloaded). */
+  get promptTtlMs(): PromptTtls {
+    return this.settings.promptTtlMs ?? {};
+  }
+
   private makeSession(definition: RepoDefinition): RepoSession {
     const { store, clock, resolve } = this.options;
     return new RepoSession({
@@ -225,6 +231,7 @@ export class Daemon {
       idleTimeoutMs: this.settings.idleTimeoutMs,
       outputThreshold: this.settings.outputThreshold,
       resume: this.settings.resume,
+      ...(this.settings.promptTtlMs ? { ttlMs: this.settings.promptTtlMs } : {}),
       resolve,
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
       ...(this.options.live ? { live: this.options.live } : {}),

@@ -7,6 +7,7 @@ import {
   type LaunchOptions,
 } from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { PromptTtls } from '../../config/prompt-ttls.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import { ScreenModel } from '../../drivers/terminal/screen.js';
@@ -45,6 +46,8 @@ export interface RepoSessionOptions {
   idleTimeoutMs: number;
   outputThreshold: number;
   resume: boolean;
+  /** How long each kind of prompt waits (`defaults.prompt_ttl`). */
+  ttlMs?: PromptTtls;
   hooks?: HookReceiver;
   /** Where live sessions are listed for browsers to attach to. */
   live?: LiveSessions;
@@ -214,6 +217,7 @@ export class RepoSession {
       clock,
       approveFrom: repo.channels,
       label: repo.name,
+      ...(this.options.ttlMs ? { ttlMs: this.options.ttlMs } : {}),
       ...(this.options.log ? { onNotice: (line: string) => this.options.log!(`${repo.name}: ${line}`) } : {}),
       ...(structured
         ? {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { getAgent, isAgentId } from '../../agents/registry.js';
+import type { PromptTtls } from '../../config/prompt-ttls.js';
 import type { Clock } from '../../core/clock.js';
 import { isProcessAlive } from '../../drivers/terminal/process-tree.js';
 import type { SessionRecord } from '../../store/session-store.js';
@@ -18,6 +19,8 @@ export interface HostWatchOptions {
   /** A session taken over goes back to its repository or thread (true), or is just run here (false). */
   claim(session: AgentSession, record: SessionRecord): boolean;
   log(line: string): void;
+  /** How long each kind of prompt waits in sessions taken over (`defaults.prompt_ttl`, as reloaded). */
+  promptTtlMs?: () => PromptTtls;
 }
 
 /**
@@ -120,6 +123,7 @@ export class SessionHostWatch {
       store,
       clock,
       autoTrust: true,
+      ...(this.options.promptTtlMs ? { ttlMs: this.options.promptTtlMs() } : {}),
       hooks: connection.welcome.session.hooks,
       onNotice: (line) => log(`${record.label}: ${line}`),
     }).catch((error: unknown) => {

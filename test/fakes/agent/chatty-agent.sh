@@ -3,6 +3,7 @@
 #   LONG      prints 3,000 characters (more than the 1,500 threshold: arrives as a file)
 #   SLEEP     works for a long time (so /cancel can interrupt it)
 #   PWD       says which folder it runs in (a thread's worktree)
+#   ASK       asks "Continue? (y/n)" and says what it was answered
 #   anything  answered as "<name> got: <line>"
 name="${1:-agent}"
 trap 'echo "$name: interrupted"' INT
@@ -12,6 +13,7 @@ while IFS= read -r line; do
     LONG) printf '%.0sxxxxxxxxxx' $(seq 1 300); echo ;;
     SLEEP) sleep 100 & wait $! ;;
     PWD) echo "$name in $(pwd)" ;;
+    ASK) printf 'Continue? (y/n) '; IFS= read -r answer; echo "$name answered: $answer" ;;
     *) echo "$name got: $line" ;;
   esac
 done
