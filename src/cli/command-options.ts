@@ -32,6 +32,8 @@ export function promptTtl(value: string): Record<string, number> {
     throw new InvalidArgumentError(`expected kind=seconds with kind one of ${PROMPT_KINDS.join(', ')}`);
   }
   const seconds = Number(match[2]);
+  if (seconds === 0)
+    throw new InvalidArgumentError('expected at least 1 second (0 would expire each prompt at once)');
   if (seconds > MAX_TTL_SECONDS)
     throw new InvalidArgumentError(`expected at most ${MAX_TTL_SECONDS} seconds (just under 25 days)`);
   return { [match[1]!]: seconds * 1000 };

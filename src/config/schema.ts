@@ -126,16 +126,22 @@ const timer = duration.refine(
   `at most ${MAX_TIMER_SECONDS} seconds (${Math.floor(MAX_TIMER_SECONDS / 3600)}h, just under 25 days)`,
 );
 
+/** A prompt's time to live: a timer of at least a second (none would expire each prompt at once). */
+const ttl = timer.refine(
+  (value) => !isDuration(value) || durationMs(value) >= 1000,
+  'at least 1s (0 would expire each prompt at once)',
+);
+
 const promptTtl = z
   .object({
-    permission: timer,
-    question: timer,
-    plan: timer,
-    yes_no: timer,
-    confirm_enter: timer,
-    multiple_choice: timer,
-    free_text: timer,
-    unknown: timer,
+    permission: ttl,
+    question: ttl,
+    plan: ttl,
+    yes_no: ttl,
+    confirm_enter: ttl,
+    multiple_choice: ttl,
+    free_text: ttl,
+    unknown: ttl,
   })
   .partial()
   .strict();
@@ -144,6 +150,7 @@ const defaults = z
   .object({
     agent: z.string().default('claude'),
     output_threshold: z.number().int().positive().default(1500),
+    /** 0: a repository's agent never stops for being idle. */
     idle_timeout: timer.default('10m'),
     resume: z.boolean().default(true),
     rate_limit: rateLimit.prefault({}),

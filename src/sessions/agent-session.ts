@@ -391,9 +391,14 @@ export class AgentSession {
       return this.storageFailed('reading text sent from chats', error);
     }
     for (const input of inputs) {
-      this.audit('TEXT_TYPED', { sent_by: input.sentBy, chars: [...input.text].length });
       firstPromptOf(this, this.options.store).sent(input.text);
-      const sent = this.driver.sendText(input.text).catch(() => undefined);
+      // Audited once typed: text the agent ended before is said not typed, never typed.
+      const fields = { sent_by: input.sentBy, chars: [...input.text].length };
+      const sent = this.driver.sendText(input.text).then(
+        () => this.audit('TEXT_TYPED', fields),
+        (error: unknown) =>
+          this.audit('TEXT_NOT_TYPED', { ...fields, reason: (error as Error)?.message ?? String(error) }),
+      );
       this.sending.add(sent);
       void sent.finally(() => this.sending.delete(sent));
     }

@@ -138,8 +138,8 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await startDaemon({ idleTimeoutMs: 1_500 });
     telegram.userSendsText({ userId: OWNER, text: 'wake' });
     await telegramSays(/web got: wake/);
-    await telegramSays(/web: Custom command stopped after \d+ min idle/, 15_000);
-    await terminalSays(/stopped after \d+ min idle/);
+    await telegramSays(/web: Custom command stopped after 2 s idle/, 15_000);
+    await terminalSays(/stopped after 2 s idle/);
     // The notice says why before the agent is stopped: the store has it ended a moment later.
     await waitFor('the session ended in the store', () => store.sessions.list().length === 0);
     telegram.userSendsText({ userId: OWNER, text: 'back' });
@@ -166,6 +166,18 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await daemon.stop();
     await startDaemon({ promptTtlMs: { yes_no: 20_000 } });
     expect(await ttlOfNextPrompt()).toBe(20_000);
+  });
+
+  it('is not idle while a prompt waits for a person: it stops once the prompt is decided and the agent is quiet', async () => {
+    await startDaemon({ idleTimeoutMs: 1_500, promptTtlMs: { yes_no: 4_000 } });
+    telegram.userSendsText({ userId: OWNER, text: 'ASK' });
+    await waitFor('the prompt', () => store.prompts.open().length === 1);
+    const [prompt] = store.prompts.open();
+    // Nobody answers: the prompt outlives two idle timeouts, expires, and its safe default (No) is typed.
+    await telegramSays(/web answered: n/, 15_000);
+    expect(store.prompts.get(prompt!.id)!.status).not.toBe('awaiting_reply');
+    await telegramSays(/web: Custom command stopped after 2 s idle/, 15_000);
+    await waitFor('the session ended', () => store.sessions.list().length === 0);
   });
 
   it('limits a user politely (3 at once, then 1 every 2 s); the terminal is exempt from the user limit', async () => {

@@ -67,6 +67,8 @@ describe('run --prompt-ttl', () => {
         'expected at most 2147483 seconds (just under 25 days)',
       );
     expect(() => promptTtl('nosuch=5')).toThrow(/expected kind=seconds/);
+    // 0 would expire each prompt of the kind at once (its safe default typed with nobody asked).
+    expect(() => runOption('--prompt-ttl')('permission=0')).toThrow('expected at least 1 second');
     expect(runOption('--prompt-ttl')('permission=300')).toEqual({ permission: 300_000 });
   });
 });

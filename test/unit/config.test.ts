@@ -137,6 +137,14 @@ describe('configuration', () => {
       );
   });
 
+  it('refuses a prompt TTL under a second (0 would expire each prompt at once)', () => {
+    for (const value of ['0', '0s', '500ms'])
+      expect(() => parse(`defaults:\n  prompt_ttl:\n    yes_no: ${value}\n`)).toThrow(
+        /^agent-bridge\.yaml:3: .*yes_no.*at least 1s/,
+      );
+    expect(parse('defaults:\n  prompt_ttl:\n    yes_no: 1s\n').defaults.prompt_ttl).toEqual({ yes_no: '1s' });
+  });
+
   it('refuses an idle timeout longer than a timer can wait, saying the most', () => {
     expect(parse('defaults:\n  idle_timeout: 596h\n').defaults.idle_timeout).toBe('596h');
     expect(() => parse('defaults:\n  idle_timeout: 720h\n')).toThrow(

@@ -7,6 +7,7 @@ import type {
   PromptOutcome,
   PromptView,
 } from '../contract.js';
+import { spokenDuration } from '../../core/spoken-duration.js';
 
 const ANSWER_WORD = /^(?:\d{1,2}|y|yes|n|no|allow|approve|deny|reject|session|enter|default|cancel|esc)$/i;
 
@@ -64,12 +65,9 @@ export class TerminalChannel implements Channel {
     const ref = this.ref(target);
     this.open.set(prompt.promptId, ref);
     const { origin } = prompt;
-    const minutes = Math.max(
-      0,
-      Math.round((prompt.expiresAt - (this.options.clock?.now() ?? Date.now())) / 60_000),
-    );
+    const left = spokenDuration(prompt.expiresAt - (this.options.clock?.now() ?? Date.now()));
     const lines = [
-      `┌ ${prompt.kind} · ${origin.agent} · ${origin.label} · ${origin.host} · ${prompt.promptId.slice(0, 8)} (expires in ${minutes} min)`,
+      `┌ ${prompt.kind} · ${origin.agent} · ${origin.label} · ${origin.host} · ${prompt.promptId.slice(0, 8)} (expires in ${left})`,
       ...prompt.detail.split('\n').map((line) => `│ ${line}`),
       ...(prompt.choices.length
         ? [`│ ${prompt.choices.map((c) => `${c.number}. ${c.label}`).join('   ')}`]

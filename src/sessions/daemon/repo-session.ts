@@ -7,6 +7,7 @@ import {
   type LaunchOptions,
 } from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
+import { spokenDuration } from '../../core/spoken-duration.js';
 import type { PromptTtls } from '../../config/prompt-ttls.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
@@ -310,17 +311,24 @@ export class RepoSession {
   private touch(): void {
     this.lastActivity = this.options.clock.now();
     this.idleTimer?.cancel();
+    // idle_timeout: 0 says never.
+    if (this.options.idleTimeoutMs <= 0) return;
     this.idleTimer = this.options.clock.after(this.options.idleTimeoutMs, () => void this.onIdle());
   }
 
+  /**
+   * Idle this long: the agent stops, and its open prompts fail (their chat messages say so). An agent waiting
+   * for a person is not idle: while a prompt waits (it expires by its own time to live), the wait starts over.
+   */
   private async onIdle(): Promise<void> {
     if (!this.session) return;
-    const minutes = Math.round(this.options.idleTimeoutMs / 60_000);
+    if (this.options.store.prompts.open(this.session.id).length > 0) return this.touch();
+    const idle = spokenDuration(this.options.idleTimeoutMs);
     this.notice(
       this.session,
-      `${this.repo.name}: ${this.repo.agent.displayName} stopped after ${minutes} min idle; the next message starts it again`,
+      `${this.repo.name}: ${this.repo.agent.displayName} stopped after ${idle} idle; the next message starts it again`,
     );
-    await this.stop('idle timeout', true);
+    await this.stop('idle timeout');
   }
 
   /** Every chat of the session hears it (through the store, like the agent's own messages). */

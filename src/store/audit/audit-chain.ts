@@ -21,6 +21,8 @@ export type AuditEventName =
   | 'WORKTREE'
   /** Text from a chat or the inbox typed into a session: who, where, how long; never the text. */
   | 'TEXT_TYPED'
+  /** Text taken to be typed that could not be (the agent ended first): who, how long, why; never the text. */
+  | 'TEXT_NOT_TYPED'
   /** Text sent while a prompt was shown, held until the prompt is resolved. */
   | 'TEXT_HELD'
   /** The store or the disk failed; the session went on. */
