@@ -104,6 +104,26 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     expect(telegram.messages(OWNER).some((m) => (m.text ?? '').includes('api got'))).toBe(false);
   });
 
+  it("/switch to a session chooses its repository where the chat has several; another chat's session is refused", async () => {
+    await startDaemon();
+    typeInTerminal('/select api');
+    await terminalSays(/Messages here now go to api/);
+    typeInTerminal('one');
+    await terminalSays(/api got: one/);
+    typeInTerminal('/select web');
+    typeInTerminal('two');
+    await terminalSays(/web got: two/);
+    const api = store.sessions.list().find((s) => s.label === 'api')!;
+    typeInTerminal(`/switch ${api.id.slice(0, 8)}`);
+    await terminalSays(new RegExp(`Messages here now go to api \\(session ${api.id.slice(0, 8)}`));
+    typeInTerminal('three');
+    await terminalSays(/api got: three/);
+    expect(terminalOut).not.toContain('web got: three');
+    // Telegram's chat is mapped to web alone: api's session is not one of its.
+    telegram.userSendsText({ userId: OWNER, text: `/switch ${api.id.slice(0, 8)}` });
+    await telegramSays(/is not one of this chat's: messages here go to web/);
+  });
+
   it('sends long output as a file', async () => {
     await startDaemon();
     telegram.userSendsText({ userId: OWNER, text: 'LONG' });

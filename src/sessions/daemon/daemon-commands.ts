@@ -18,8 +18,8 @@ export interface CommandContext {
 }
 
 /**
- * The daemon's bridge commands (seed 000): /status, /cancel, /restart, /select, /help, and /worktrees.
- * Null for the others (/sessions, /switch, /approvals): the relay's chat commands answer those.
+ * The daemon's bridge commands (seed 000): /status, /cancel, /restart, /select, /switch, /help, and
+ * /worktrees. Null for the others (/sessions, /approvals): the relay's chat commands answer those.
  */
 export async function bridgeCommand(
   command: string,
@@ -41,6 +41,8 @@ export async function bridgeCommand(
       ctx.select(chosen.name);
       return `Messages here now go to ${chosen.name} (${chosen.agent.displayName})`;
     }
+    case 'switch':
+      return switchText(args, ctx);
     case 'worktrees':
       return worktreesText(ctx);
     case 'help':
@@ -48,6 +50,26 @@ export async function bridgeCommand(
     default:
       return null;
   }
+}
+
+/**
+ * In a chat the daemon maps, messages go to a repository (/select), so /switch to a session chooses its
+ * repository, if that is one of the chat's; any other session is said not to be this chat's.
+ */
+function switchText(args: string, ctx: CommandContext): string {
+  const prefix = args.trim().toLowerCase();
+  const sessions = ctx.store.sessions.list();
+  const ours = sessions.filter((s) => ctx.repos.some((repo) => repo.name === s.label));
+  const choices = ours.map((s) => `${s.id.slice(0, 8)} (${s.label})`).join(', ') || 'none running';
+  const matches = prefix ? sessions.filter((s) => s.id.startsWith(prefix)) : [];
+  if (matches.length !== 1)
+    return `${prefix ? `No one session starts with ${prefix}` : 'Usage: /switch <session id>'} — one of: ${choices}`;
+  const chosen = matches[0]!;
+  const repo = ctx.repos.find((r) => r.name === chosen.label);
+  if (!repo)
+    return `Session ${chosen.id.slice(0, 8)} (${chosen.label}) is not one of this chat's: messages here go to ${ctx.repos.map((r) => r.name).join(' or ')} (/select <repo>)`;
+  ctx.select(repo.name);
+  return `Messages here now go to ${repo.name} (session ${chosen.id.slice(0, 8)}, ${repo.agent.displayName})`;
 }
 
 function statusText(repo: RepoSession, store: Store, now: number): string {
