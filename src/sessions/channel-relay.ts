@@ -1,5 +1,5 @@
 import type { Channel, ChatTarget, ChatUser, InboundEvent } from '../channels/contract.js';
-import { answerForButton, decodeButton } from '../channels/callback-data.js';
+import { answerForButton, decodeButton, type PromptButton } from '../channels/callback-data.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IsAlive } from '../core/process-ref.js';
 import { ownProcessRef } from '../drivers/terminal/process-tree.js';
@@ -138,12 +138,18 @@ export class ChannelRelay {
     if (store.channels.getState(this.books, 'message_cursor') === null) {
       store.channels.setState(this.books, 'message_cursor', String(store.channels.lastMessageId()));
     }
-    await channel.start(
-      (event) =>
-        void this.onInbound(event).catch((error: unknown) =>
-          this.log(`inbound: ${(error as Error).message}`),
-        ),
-    );
+    try {
+      await channel.start(
+        (event) =>
+          void this.onInbound(event).catch((error: unknown) =>
+            this.log(`inbound: ${(error as Error).message}`),
+          ),
+      );
+    } catch (error) {
+      // A refused token: the lease goes, so the next process that needs the channel may try.
+      if (this.exclusive) store.channels.releaseHost(channel.name);
+      throw error;
+    }
     // Other processes' commits (a prompt, an answer, a message) wake the relay; nothing runs while all is quiet.
     this.unwatch = SharedStoreChanges.for(store, this.options.clock).subscribe(() => void this.sync());
     if (this.exclusive) this.beat();
@@ -392,7 +398,7 @@ export class ChannelRelay {
       });
       return event.acknowledge('This button is not from agent-bridge.');
     }
-    if (button.value === 'm') return this.showMore(event, button.promptPrefix);
+    if (button.value === 'm') return this.showMore(event, button);
     if (button.value === 'o') return this.askForText(event, button.promptPrefix);
     if (!this.limiter.allow(button.sessionPrefix)) {
       store.audit.record('REPLY_REJECTED', {
@@ -425,12 +431,20 @@ export class ChannelRelay {
 
   private async showMore(
     event: Extract<InboundEvent, { type: 'button' }>,
-    promptPrefix: string,
+    { promptPrefix, sessionPrefix, noncePrefix }: PromptButton,
   ): Promise<void> {
     const record = this.options.store.prompts.findByPrefix(promptPrefix)[0];
+    // Only a prompt still waiting, of the kind that shows the button, from its own message (nonce and session).
+    const waiting =
+      record &&
+      OPEN_STATUSES.includes(record.status) &&
+      record.expiresAt > this.options.clock.now() &&
+      record.kind === 'unknown' &&
+      record.sessionId.replace(/-/g, '').startsWith(sessionPrefix) &&
+      record.nonce.startsWith(noncePrefix);
+    if (!waiting) return event.acknowledge('This prompt is no longer waiting for an answer.');
     await event.acknowledge();
-    if (record)
-      await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
+    await this.options.channel.sendText(event.target, `Last output:\n${record.detail.slice(-500)}`);
   }
 
   /** "Other…": a form where the platform has one, else a hint to reply with words. */
@@ -475,6 +489,7 @@ export class ChannelRelay {
     // The host (the daemon) sees commands and text first: it owns /status, /restart, /select and the routing.
     if (this.options.route && (await this.options.route(event))) return;
     if (command) return reply(runChatCommand(command.command, command.args, ctx));
+    if (this.unmapped(event)) return;
     const session = targetSession(ctx);
     if (session === 'none') return reply('No agent session is running here.');
     if (session === 'ambiguous')
@@ -490,6 +505,7 @@ export class ChannelRelay {
   private async onFiles(event: Extract<InboundEvent, { type: 'files' }>): Promise<void> {
     const { store, channel } = this.options;
     if (this.options.route && (await this.options.route(event))) return;
+    if (this.unmapped(event)) return;
     const reply = (text: string) => channel.sendText(event.target, text).then(() => undefined);
     const session = targetSession(this.commandContext(event.target, event.from));
     if (typeof session === 'string')
@@ -507,6 +523,28 @@ export class ChannelRelay {
     const outcome = sendTextToSession(store, session.id, saved.input, `${this.name}:${event.from.id}`);
     if (outcome.type !== 'refused' && outcome.type !== 'held') this.options.onAnswer?.();
     return reply(textOutcomeNotice(outcome) ?? `Saved ${saved.paths.join(', ')} and passed to the session.`);
+  }
+
+  /**
+   * Under a host that maps chats to sessions (`serve`, through `route`), text and files it did not take come from
+   * a chat no repository maps: they are typed into a session only where this relay sends prompts anyway (the
+   * default chats, where `run --approve-from` sessions' prompts go); anywhere else they are ignored and audited,
+   * as Discord and Slack ignore channels they were not given. Without a host (`run`) every chat of an allowed
+   * person reaches the session.
+   */
+  private unmapped(event: Extract<InboundEvent, { type: 'text' | 'files' }>): boolean {
+    if (!this.options.route) return false;
+    const here = (chat: ChatTarget) => chat.chatId === event.target.chatId;
+    if (this.options.chats.some(here) || this.servedSessions().some((s) => this.chatsOf(s).some(here)))
+      return false;
+    this.options.store.audit.record('REPLY_REJECTED', {
+      channel: this.name,
+      decided_by: `${this.name}:${event.from.id}`,
+      chat: event.target.chatId,
+      kind: event.type,
+      reason: 'no repository is mapped to this chat',
+    });
+    return true;
   }
 
   private commandContext(target: ChatTarget, from: ChatUser): CommandContext {

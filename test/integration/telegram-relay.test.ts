@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import { systemClock, type Clock } from '../../src/core/clock.js';
 import { ChannelRelay } from '../../src/sessions/channel-relay.js';
+import { encodeButton } from '../../src/channels/callback-data.js';
 import type { ChatTarget } from '../../src/channels/contract.js';
 import type { SessionRecord } from '../../src/store/session-store.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -276,6 +277,62 @@ describe('Telegram relay', () => {
     session();
     fake.userSendsDocument({ userId: OWNER, fileName: 'huge.bin', bytes: Buffer.alloc(51 * 1024 * 1024) });
     await reply(/too large.*the limit is 50 MB/);
+  });
+
+  it("refuses a file over Telegram's 20 MB download limit in one line, without asking Telegram for it", async () => {
+    const s = session();
+    fake.userSendsDocument({ userId: OWNER, fileName: 'big.bin', bytes: Buffer.alloc(21 * 1024 * 1024) });
+    const refused = await reply(/big\.bin/);
+    expect(refused.text).toBe(
+      "Not passed to the session: could not receive big.bin: 21 MB is over Telegram's 20 MB download limit for bots",
+    );
+    expect(fake.calls.some((c) => c.method === 'getFile')).toBe(false);
+    expect(store.channels.takeInputs(s.id)).toEqual([]);
+  });
+
+  it('"Show more" shows the output of a waiting prompt only: a resolved one, or one without the button, says so', async () => {
+    const s = session();
+    const record = openPrompt(s.id, {
+      ...yesNoPrompt(),
+      kind: 'unknown',
+      confidence: 'low',
+      excerpt: 'still compiling',
+      detail: 'step 1 of 3\nstill compiling',
+      safeDefault: null,
+      key: 'unknown|compiling',
+    });
+    const message = await withButtons();
+    const showMore = buttonData(message, '📄 Show more');
+    const lastOutputs = () => fake.messages(OWNER).filter((m) => (m.text ?? '').startsWith('Last output:'));
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: showMore });
+    await reply(/^Last output:\nstep 1 of 3\nstill compiling$/);
+    store.prompts.close(record.id, 'resolved', 'terminal:local', 'answered at the terminal');
+    await waitFor('the edit', () => !hasButtons(message));
+    fake.userPressesButton({ userId: OWNER, messageId: message.messageId, data: showMore, force: true });
+    await answers(/This prompt is no longer waiting for an answer/);
+    // A yes/no prompt never had the button: data made up for it shows nothing either.
+    const other = openPrompt(s.id, yesNoPrompt());
+    const asked = await fake.waitForMessage(
+      (m) => hasButtons(m) && m.messageId !== message.messageId,
+      10_000,
+    );
+    const forged = encodeButton(other.id, s.id, other.nonce, 'm');
+    fake.userPressesButton({ userId: OWNER, messageId: asked.messageId, data: forged, force: true });
+    await waitFor(
+      'a second refusal',
+      () => fake.callbackAnswers.filter((a) => /no longer waiting/.test(a.text ?? '')).length === 2,
+    );
+    expect(lastOutputs()).toHaveLength(1);
+  });
+
+  it('under run (no host routing chats), types text from any chat an allowed person writes in', async () => {
+    const s = session();
+    const GROUP = -1001234567890;
+    fake.addChat({ id: GROUP, title: 'team' });
+    fake.userSendsText({ userId: OWNER, chatId: GROUP, text: 'from the group' });
+    await waitFor('input queued', () =>
+      store.channels.takeInputs(s.id).some((i) => i.text === 'from the group'),
+    );
   });
 
   it('pauses answers after 10 a minute for one session', async () => {

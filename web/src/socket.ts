@@ -94,7 +94,8 @@ export class ReconnectingSocket {
   private async scheduleReconnect(code: number): Promise<void> {
     if (this.closed) return;
     const wanted = this.handlers.shouldReconnect ? await this.handlers.shouldReconnect(code) : true;
-    if (this.closed) return;
+    // Closed meanwhile, or reconnected already (reconnectNow): nothing more to schedule.
+    if (this.closed || this.socket) return;
     if (!wanted) {
       this.handlers.onDown?.({ code, retryInMs: null });
       return;

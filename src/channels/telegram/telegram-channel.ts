@@ -17,8 +17,26 @@ export const TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** Telegram allows about one message a second per chat. */
 const SEND_INTERVAL_MS = 1_000;
 const POLL_TIMEOUT_SECONDS = 30;
-/** The public Bot API serves files to bots up to this size (a local Bot API server allows more). */
+/**
+ * The Bot API serves files to bots up to this size, the public one and a self-hosted one alike (one started with
+ * `--local` has no limit, but gives local paths, which are not downloaded over HTTP).
+ */
 const BOT_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+/**
+ * How long start() waits for Telegram's first answer to getMe: a refused token fails the start at once; an API
+ * that cannot be reached, or does not answer in time, is tried again in the background.
+ */
+export const FIRST_ANSWER_MS = 10_000;
+const COMMANDS = [
+  { command: 'sessions', description: 'list agent sessions' },
+  { command: 'switch', description: 'choose the session plain messages go to' },
+  { command: 'status', description: 'sessions and waiting prompts' },
+  { command: 'approvals', description: 'prompts waiting for an answer' },
+  { command: 'help', description: 'what this bot does' },
+];
+
+/** grammY's own AbortSignal type (its shim's), which Node's signals satisfy. */
+type ApiSignal = Parameters<Bot['api']['getMe']>[0];
 
 export interface TelegramOptions {
   token: string;
@@ -58,37 +76,41 @@ export class TelegramChannel implements Channel {
     return this.options.apiRoot ?? TELEGRAM_API_ROOT;
   }
 
+  /**
+   * Resolves once Telegram knows the bot (or has not answered within FIRST_ANSWER_MS, or cannot be reached:
+   * then the channel keeps trying in the background, 1 s doubling to 60 s, one line per failure). Rejects at
+   * once when Telegram refuses the token. Polling starts as soon as getMe succeeds.
+   */
   async start(onInbound: (event: InboundEvent) => void): Promise<void> {
     const { Bot } = await import('grammy');
     const { autoRetry } = await import('@grammyjs/auto-retry');
     const bot = new Bot(this.options.token, { client: { apiRoot: this.apiRoot } });
     // Network errors are ours to retry (with backoff, without blocking other sends); 429 and 5xx are retried here.
     bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowHttpErrors: true }));
-    try {
-      await bot.init();
-    } catch (error) {
-      if ((error as { error_code?: number }).error_code === 401) {
-        throw new TelegramAuthError(
-          'telegram refused the bot token (401 Unauthorized): check channels.telegram.token',
-        );
-      }
-      throw new Error(`telegram: cannot reach ${this.apiRoot}: ${(error as Error).message}`);
-    }
-    await bot.api.deleteWebhook().catch(() => undefined);
-    await bot.api
-      .setMyCommands([
-        { command: 'sessions', description: 'list agent sessions' },
-        { command: 'switch', description: 'choose the session plain messages go to' },
-        { command: 'status', description: 'sessions and waiting prompts' },
-        { command: 'approvals', description: 'prompts waiting for an answer' },
-        { command: 'help', description: 'what this bot does' },
-      ])
-      .catch(() => undefined);
     this.installHandlers(bot, onInbound);
+    this.backoff.reset();
     this.bot = bot;
-    this.polling = this.poll(bot);
+    let settle!: (refusal: Error | null) => void;
+    const firstAnswer = new Promise<Error | null>((resolve) => (settle = resolve));
+    let waiting = true;
+    // True for the first outcome only, while start() still waits for it.
+    const answered = (refusal: Error | null): boolean => {
+      const first = waiting;
+      waiting = false;
+      settle(refusal);
+      return first;
+    };
+    const timer = this.clock.after(FIRST_ANSWER_MS, () => answered(null));
+    this.polling = this.run(bot, this.abort.signal, answered).finally(() => answered(null));
+    const refusal = await firstAnswer;
+    timer.cancel();
+    if (refusal) {
+      await this.stop();
+      throw refusal;
+    }
   }
 
+  /** Ends polling and any retrying at once (a request under way is aborted). */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.polling?.catch(() => undefined);
@@ -216,23 +238,78 @@ export class TelegramChannel implements Channel {
   /** Downloads a file a person sent, refusing more than `maxBytes` and giving up after 30 s. */
   private async download(fileId: string, knownSize: number, maxBytes: number): Promise<Buffer> {
     const bot = this.requireBot();
-    if (this.apiRoot === TELEGRAM_API_ROOT && knownSize > BOT_DOWNLOAD_LIMIT) {
-      throw new Error('Telegram lets bots download files of up to 20 MB');
-    }
-    const file = await bot.api.getFile(fileId);
+    // The update says how large the file is: getFile would only refuse it, in Telegram's words.
+    if (knownSize > BOT_DOWNLOAD_LIMIT) throw tooBigToDownload(knownSize);
+    const file = await bot.api.getFile(fileId).catch((error: unknown) => {
+      if (/file is too big/i.test((error as Error).message)) throw tooBigToDownload(knownSize);
+      throw error;
+    });
     if ((file.file_size ?? 0) > maxBytes)
       throw new Error(`the file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`);
     return fetchCapped(`${this.apiRoot}/file/bot${this.options.token}/${file.file_path}`, maxBytes);
   }
 
   /**
+   * Finds out who the bot is (getMe, retried with backoff while Telegram cannot be reached), prepares it, then
+   * polls. `answered` learns the first outcome: null, or the error a refused token fails the start with.
+   */
+  private async run(
+    bot: Bot,
+    signal: AbortSignal,
+    answered: (refusal: Error | null) => boolean,
+  ): Promise<void> {
+    let troubled = false;
+    while (!signal.aborted && !bot.isInited()) {
+      try {
+        bot.botInfo = await bot.api.getMe(signal as ApiSignal);
+        answered(null);
+      } catch (error) {
+        if (signal.aborted) break;
+        const refusal = tokenRefusal(error, this.apiRoot);
+        if (refusal) {
+          // Refused after start() stopped waiting (a slow first answer): said, and the channel stays down.
+          if (!answered(refusal)) this.options.onError?.(`${refusal.message}; the channel stopped`);
+          return;
+        }
+        troubled = true;
+        await this.retryLater(`cannot reach ${this.apiRoot}`, error, signal, () => answered(null));
+      }
+    }
+    answered(null);
+    if (signal.aborted) return;
+    await bot.api.deleteWebhook({}, signal as ApiSignal).catch(() => undefined);
+    if (signal.aborted) return;
+    await bot.api.setMyCommands(COMMANDS, {}, signal as ApiSignal).catch(() => undefined);
+    await this.poll(bot, signal, troubled);
+  }
+
+  /** One line about a failure (never a stack, never the token), then the next backoff delay (cut by stop()). */
+  private async retryLater(
+    what: string,
+    error: unknown,
+    signal: AbortSignal,
+    said: () => unknown = () => undefined,
+  ): Promise<void> {
+    const delay = this.backoff.next();
+    this.options.onError?.(`telegram: ${what}: ${this.describe(error)}; retrying in ${delay / 1000} s`);
+    said();
+    await sleepUnlessAborted(this.clock, delay, signal);
+  }
+
+  private describe(error: unknown): string {
+    const cause = (error as { error?: { code?: unknown } }).error;
+    const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+    const line = `${String((error as Error)?.message ?? error).split('\n')[0]}${code}`;
+    return line.split(this.options.token).join('<token>');
+  }
+
+  /**
    * Long polling with our own loop: backoff on errors and a reconnect signal when they clear. After an error
    * the next poll returns at once, so recovery is noticed without waiting out a long poll.
    */
-  private async poll(bot: Bot): Promise<void> {
+  private async poll(bot: Bot, signal: AbortSignal, troubledAtFirst: boolean): Promise<void> {
     let offset = 0;
-    let troubled = false;
-    const signal = this.abort.signal;
+    let troubled = troubledAtFirst;
     while (!signal.aborted) {
       try {
         const updates = await bot.api.getUpdates(
@@ -241,7 +318,7 @@ export class TelegramChannel implements Channel {
             timeout: troubled ? 0 : POLL_TIMEOUT_SECONDS,
             allowed_updates: ['message', 'callback_query'],
           },
-          signal as Parameters<typeof bot.api.getUpdates>[1],
+          signal as ApiSignal,
         );
         if (troubled) {
           troubled = false;
@@ -263,14 +340,49 @@ export class TelegramChannel implements Channel {
           break;
         }
         troubled = true;
-        const delay = this.backoff.next();
-        this.options.onError?.(
-          `telegram: ${(error as Error).message.split('\n')[0]}; retrying in ${delay / 1000} s`,
-        );
-        await this.clock.sleep(delay);
+        await this.retryLater('polling failed', error, signal);
       }
     }
   }
+}
+
+/** The error a start fails with when Telegram will never take this token; null for what may pass. */
+function tokenRefusal(error: unknown, apiRoot: string): Error | null {
+  const code = (error as { error_code?: number }).error_code;
+  if (code === 401)
+    return new TelegramAuthError(
+      'telegram refused the bot token (401 Unauthorized): check channels.telegram.token',
+    );
+  // Telegram answers 404 to a token that is not one at all (and so does a wrong api_root).
+  if (code === 404)
+    return new TelegramAuthError(
+      `telegram: ${apiRoot} does not know this bot token (404 Not Found): check channels.telegram.token and api_root`,
+    );
+  return null;
+}
+
+function tooBigToDownload(size: number): Error {
+  const megabytes = Math.round((size / 1024 / 1024) * 10) / 10;
+  return new Error(
+    `${megabytes ? `${megabytes} MB is ` : 'it is '}over Telegram's 20 MB download limit for bots`,
+  );
+}
+
+/** Resolves after `ms` on `clock`, or at once when `signal` aborts. */
+function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const timer = clock.after(ms, done);
+    const onAbort = (): void => {
+      timer.cancel();
+      done();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function targetOf(ctx: Context): ChatTarget {

@@ -118,7 +118,7 @@ export async function readTextFile(root: string, raw: unknown): Promise<TextFile
     if (stat.size > MAX_FILE_BYTES)
       throw new FileAccessError(
         413,
-        `${relative} is ${stat.size} bytes: only files up to ${MAX_FILE_BYTES} bytes are shown`,
+        `${relative} is ${sizeText(stat.size, 'up')}: only files up to ${sizeText(MAX_FILE_BYTES)} are shown`,
       );
     const buffer = Buffer.alloc(stat.size);
     const { bytesRead } = await handle.read(buffer, 0, stat.size, 0);
@@ -129,4 +129,15 @@ export async function readTextFile(root: string, raw: unknown): Promise<TextFile
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A size for people: "900 bytes", "12.5 KB", "2.6 MB" (1 KB = 1024 bytes, one decimal, none when whole).
+ * Rounded `up` for a size over a limit, so it never reads as the limit itself.
+ */
+export function sizeText(bytes: number, round: 'near' | 'up' = 'near'): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, 'KB'] : [bytes / (1024 * 1024), 'MB'];
+  const tenths = round === 'up' ? Math.ceil(value * 10) : Math.round(value * 10);
+  return `${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)} ${unit}`;
 }

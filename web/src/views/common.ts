@@ -36,17 +36,46 @@ export function restartLabel(session: Session | undefined): string {
   return session?.state === 'exited' ? 'Start again' : 'Restart';
 }
 
+/** What a stop does to the agent (as `agent-bridge stop`: its process group). */
+const STOP_SIGNALS = 'gets SIGHUP and SIGTERM (SIGKILL 5 s later)';
+
 /** Stops a session once the person confirmed it; false when they did not. */
 export async function stopWithConfirmation(session: Session): Promise<boolean> {
   const sure = await confirmAction(
     `Stop ${session.name}?`,
-    `${session.agent} in ${session.cwd} gets SIGTERM, then SIGKILL after 5 s. Its recording is kept.`,
+    `${session.agent} in ${session.cwd} ${STOP_SIGNALS}. Its recording is kept.`,
     'Stop',
   );
   if (!sure) return false;
   await api.stop(session.id);
   void store.refreshSessions();
   return true;
+}
+
+/**
+ * Whether to restart (or start again) a session: a running one is stopped first, so the person is asked as
+ * for Stop (a stray tap on a phone must not kill a working agent); an ended one starts again without a word.
+ */
+export function confirmRestart(session: Session): Promise<boolean> {
+  if (session.state === 'exited') return Promise.resolve(true);
+  return confirmAction(
+    `Restart ${session.name}?`,
+    `${session.agent} in ${session.cwd} ${STOP_SIGNALS}, then starts again as a new session. Its recording is kept.`,
+    'Restart',
+  );
+}
+
+/** A running session this page cannot show the terminal of: on another machine, or in a process it cannot reach. */
+export function runsElsewhere(session: Session | undefined): boolean {
+  return !!session && session.state !== 'exited' && !session.live && !session.conversation;
+}
+
+/** Where such a session runs, for people: "This session runs on node-b: its terminal is not shown here." */
+export function elsewhereText(session: Session): string {
+  const here = store.config?.host;
+  return session.host && session.host !== here
+    ? `This session runs on ${session.host}: its terminal is not shown here.`
+    : 'This session runs where this page cannot show it.';
 }
 
 /** "exited (code 3)", "crashed", "stopped" for an ended session. */

@@ -3,7 +3,7 @@ import { store } from '../store.js';
 import type { Session, ToolCard } from '../types.js';
 import { note } from './common.js';
 import { recentFolders } from './folders.js';
-import { sessionRow } from './session-row.js';
+import { rowSignature, sessionRow } from './session-row.js';
 import { toolCard } from './tool-card.js';
 
 /** Ended sessions shown before "Show all": the server lists the newest 200. */
@@ -31,6 +31,8 @@ export function dashboardView(root: HTMLElement): () => void {
   const offs = [
     store.on('sessions', sessions.render),
     store.on('config', tools.render),
+    // A row names the machine of a session of another one: this machine's name comes with the configuration.
+    store.on('config', sessions.render),
     store.on('status', sessions.render),
   ];
   return () => offs.forEach((off) => off());
@@ -52,7 +54,7 @@ function sessionsPart(): Part {
       sessions,
       (s) => s.id,
       sessionRow,
-      (element, s) => (element.dataset.sig === JSON.stringify(s) ? element : sessionRow(s)),
+      (element, s) => (element.dataset.sig === rowSignature(s) ? element : sessionRow(s)),
     );
   const render = (): void => {
     const all = [...store.sessions].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));

@@ -12,11 +12,19 @@ import { diffBlock } from './diff-block.js';
  * whole) and what changed in it (git status and diff). The server keeps every path inside the folder.
  */
 export function filesView(root: HTMLElement, id: string): () => void {
-  const session = store.session(id);
-  const heading = h('h1', { id: 'files-title', 'data-testid': 'files-title' }, [
-    `Files of ${session?.name ?? 'the session'}`,
-  ]);
-  const where = h('p', { class: 'mono small muted' }, [session?.cwd ?? '']);
+  const heading = h('h1', { id: 'files-title', 'data-testid': 'files-title' });
+  const where = h('p', { class: 'mono small muted', 'data-testid': 'files-folder' });
+  const back = h('a', { class: 'btn btn-quiet' });
+  // Opened by a link or a reload, the page comes before the session list: it names the session once it is known.
+  const describe = (): void => {
+    const session = store.session(id);
+    heading.textContent = `Files of ${session?.name ?? 'the session'}`;
+    where.textContent = session?.cwd ?? '';
+    back.href = href(session ? sessionRoute(session) : { name: 'session', id });
+    back.textContent = session?.conversation && !session.live ? '← Conversation' : '← Terminal';
+  };
+  describe();
+  const off = store.on('sessions', describe);
   const filesTab = button(
     'Files',
     { class: 'btn btn-small', 'aria-pressed': 'true', 'data-testid': 'tab-files' },
@@ -30,14 +38,7 @@ export function filesView(root: HTMLElement, id: string): () => void {
   const body = h('div', { class: 'files-body' });
   replace(root, [
     h('section', { class: 'view', 'aria-labelledby': 'files-title' }, [
-      h('div', { class: 'view-head' }, [
-        h(
-          'a',
-          { class: 'btn btn-quiet', href: href(session ? sessionRoute(session) : { name: 'session', id }) },
-          [session?.conversation && !session.live ? '← Conversation' : '← Terminal'],
-        ),
-        heading,
-      ]),
+      h('div', { class: 'view-head' }, [back, heading]),
       where,
       h('div', { class: 'tabs', role: 'group', 'aria-label': 'Show' }, [filesTab, changesTab]),
       body,
@@ -59,6 +60,7 @@ export function filesView(root: HTMLElement, id: string): () => void {
   show('files');
   return () => {
     alive = false;
+    off();
   };
 }
 

@@ -5,7 +5,7 @@ import { go, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { endedText, errorText, restartLabel, stopWithConfirmation } from './common.js';
+import { confirmRestart, endedText, errorText, restartLabel, stopWithConfirmation } from './common.js';
 
 /** A session page's actions (its terminal's or its conversation's): Stop while it runs; once it ended, Start again and Resume. */
 export function sessionActionButtons(session: Session): Child[] {
@@ -47,9 +47,10 @@ async function stop(session: Session): Promise<void> {
   }
 }
 
-/** Restarts (or starts again, or resumes) a session and shows the new one. */
+/** Restarts (or starts again, or resumes) a session and shows the new one; a running one only once confirmed. */
 export async function restartSession(session: Session | undefined, how: 'restart' | 'resume'): Promise<void> {
   if (!session) return;
+  if (how === 'restart' && !(await confirmRestart(session))) return;
   try {
     const next = how === 'resume' ? await api.resume(session.id) : await api.restart(session.id);
     void store.refreshSessions();

@@ -5,7 +5,14 @@ import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { endedText, errorText, restartLabel, stateBadge, stopWithConfirmation } from './common.js';
+import {
+  confirmRestart,
+  endedText,
+  errorText,
+  restartLabel,
+  stateBadge,
+  stopWithConfirmation,
+} from './common.js';
 
 /**
  * One session on the dashboard: its name (given, or its first prompt, or agent and folder), where and since
@@ -23,6 +30,7 @@ export function sessionRow(session: Session): HTMLElement {
       if (what === 'stop') {
         if (await stopWithConfirmation(session)) toast(`Stopped ${session.name}.`, { kind: 'ok' });
       } else {
+        if (what === 'restart' && !(await confirmRestart(session))) return;
         const next = what === 'resume' ? await api.resume(id) : await api.restart(id);
         toast(`${what === 'resume' ? 'Resumed' : exited ? 'Started' : 'Restarted'} ${next.name}.`, {
           kind: 'ok',
@@ -65,8 +73,16 @@ export function sessionRow(session: Session): HTMLElement {
     rowActions(session, act),
   ]);
   row.dataset.key = id;
-  row.dataset.sig = JSON.stringify(session);
+  row.dataset.sig = rowSignature(session);
   return row;
+}
+
+/**
+ * What a row shows, to tell whether it must be drawn again: the session, and this machine's name (known once
+ * the configuration arrived, perhaps after the list), which says whether the row names the session's machine.
+ */
+export function rowSignature(session: Session): string {
+  return JSON.stringify([session, store.config?.host ?? null]);
 }
 
 /** Open (or Watch), Stop, Restart or Start again, Resume, the recording: only what this session allows. */

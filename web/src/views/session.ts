@@ -8,13 +8,15 @@ import { LiveTerminal, type LinkStatus, type SizeStatus } from '../terminal/live
 import { searchBar, type SearchBar } from '../terminal/search-bar.js';
 import { toast } from '../toast.js';
 import type { Session } from '../types.js';
-import { endedText, errorText, stateBadge } from './common.js';
+import { elsewhereText, endedText, errorText, runsElsewhere, stateBadge } from './common.js';
 import { renameSession, restartSession, sessionActionButtons } from './session-actions.js';
 
 /**
  * #/session/<id>: the live terminal, with search, font size, copy/paste, a key bar for phones, and one set of
- * actions (Stop asks first; Restart, or Start again and Resume once it ended). Ctrl+] leaves the terminal
- * (Tab and Esc belong to the program).
+ * actions (Stop and Restart ask first; Start again and Resume once it ended). Ctrl+] leaves the terminal
+ * (Tab and Esc belong to the program). While the terminal's socket is down the page counts down to the next
+ * try and offers to reconnect now; a session that runs where this page cannot show its terminal (another
+ * machine of the cluster) is said to run there, with its state and actions.
  */
 
 /** The close code the server gives when the session has no live terminal to attach to. */
@@ -25,6 +27,7 @@ interface Parts {
   title: HTMLElement;
   state: HTMLElement;
   link: HTMLElement;
+  reconnect: HTMLButtonElement;
   actions: HTMLElement;
   sizeNote: HTMLElement;
   fit: HTMLButtonElement;
@@ -48,7 +51,17 @@ class SessionView {
   /** The session as last listed (kept when a refresh fails). */
   private known: Session | undefined;
   private ended = false;
+  /** It runs where this page cannot show its terminal: no terminal is connected. */
+  private elsewhere = false;
   private readOnly: boolean;
+  /** The terminal's link as last told (the countdown runs while it is `reconnecting`). */
+  private linkState: LinkStatus['state'] = 'connecting';
+  /** When the next try to reconnect is due (Date.now() time), while one is scheduled. */
+  private retryAt = 0;
+  /** The countdown's next tick: set only while a reconnect is scheduled. */
+  private countdown: number | undefined;
+  /** Whether the page's events socket was up, to notice it coming back. */
+  private eventsLive = store.status.live;
 
   constructor(
     private readonly root: HTMLElement,
@@ -60,6 +73,11 @@ class SessionView {
       title: h('h1', { class: 'session-title', 'data-testid': 'session-title' }),
       state: h('span'),
       link: h('span', { class: 'link-status', 'data-testid': 'link-status', role: 'status' }),
+      reconnect: button(
+        'Reconnect now',
+        { class: 'btn btn-small', 'data-testid': 'reconnect-now', hidden: true },
+        () => this.live?.reconnectNow(),
+      ),
       actions: h('div', { class: 'session-actions' }),
       sizeNote: h('p', { class: 'size-note', role: 'status', 'data-testid': 'size-note', hidden: true }),
       fit: button('Fit to this screen', { class: 'btn btn-small', 'data-testid': 'fit', hidden: true }, () =>
@@ -77,12 +95,19 @@ class SessionView {
     root.classList.add('fill');
     this.connect();
     this.render();
-    this.offs = [store.on('sessions', () => this.render()), store.on('prompts', () => this.renderStrip())];
+    this.offs = [
+      store.on('sessions', () => this.render()),
+      // This machine's name, to tell whether the session runs on another one.
+      store.on('config', () => this.render()),
+      store.on('prompts', () => this.renderStrip()),
+      store.on('status', () => this.onEventsStatus()),
+    ];
     this.renderStrip();
   }
 
   dispose(): void {
     this.offs.forEach((off) => off());
+    this.stopCountdown();
     this.live?.dispose();
     this.root.classList.remove('fill');
   }
@@ -109,8 +134,7 @@ class SessionView {
           ['←'],
         ),
         parts.title,
-        parts.state,
-        parts.link,
+        h('span', { class: 'session-status' }, [parts.state, parts.link, parts.reconnect]),
       ]),
       h('div', { class: 'session-tools' }, [
         button('Search', { class: 'btn btn-small', 'data-testid': 'search-toggle' }, () =>
@@ -180,14 +204,14 @@ class SessionView {
     ]);
   }
 
-  /** (Re)connects the terminal: watching only, or typing too. Not for a session known to have ended. */
+  /**
+   * (Re)connects the terminal: watching only, or typing too. Not for a session known to have ended, nor for one
+   * that runs where this page cannot show it.
+   */
   private connect(): void {
-    this.live?.dispose();
-    this.live = null;
-    this.search = null;
-    replace(this.searchSlot, []);
-    replace(this.parts.box, []);
+    this.disconnect();
     if (this.known?.state === 'exited') return this.showEnded(endedBannerText(this.known));
+    if (this.known && runsElsewhere(this.known)) return this.showElsewhere(this.known);
     const live = new LiveTerminal(
       this.parts.box,
       this.id,
@@ -212,6 +236,16 @@ class SessionView {
     if (!this.readOnly) live.focus();
   }
 
+  private disconnect(): void {
+    this.live?.dispose();
+    this.live = null;
+    this.search = null;
+    this.linkState = 'connecting';
+    this.stopCountdown();
+    replace(this.searchSlot, []);
+    replace(this.parts.box, []);
+  }
+
   private setReadOnly(readOnly: boolean): void {
     this.readOnly = readOnly;
     if (readOnly) sessionStorage.setItem(watchKey(this.id), '1');
@@ -227,15 +261,45 @@ class SessionView {
   }
 
   private onLink(status: LinkStatus): void {
-    const { link, banner } = this.parts;
-    if (this.ended) return;
+    const { link, banner, reconnect } = this.parts;
+    if (this.ended || this.elsewhere) return;
+    this.linkState = status.state;
+    this.stopCountdown();
     link.dataset.state = status.state;
-    link.textContent =
-      status.state === 'reconnecting' ? `reconnecting in ${Math.ceil(status.inMs / 1000)} s…` : status.state;
+    reconnect.hidden = status.state !== 'reconnecting';
+    if (status.state === 'reconnecting') {
+      this.retryAt = Date.now() + status.inMs;
+      this.tickCountdown();
+    } else link.textContent = status.state;
     if (status.state === 'live') banner.hidden = true;
     // Until the screen is drawn again no key is sent (the terminal's next size status enables them).
     if (status.state === 'connecting' || status.state === 'reconnecting') this.notLinked();
-    if (status.state === 'ended') this.showEnded(endedBannerText(store.session(this.id) ?? this.known));
+    if (status.state === 'ended') {
+      // No terminal here: the session ended, or it runs where this page cannot show it (another machine).
+      const session = store.session(this.id) ?? this.known;
+      if (session && runsElsewhere(session)) this.showElsewhere(session);
+      else this.showEnded(endedBannerText(session));
+    }
+  }
+
+  /** "reconnecting in 4 s…", then 3 s…: a timer per second shown, only while a reconnect is scheduled. */
+  private tickCountdown(): void {
+    const left = this.retryAt - Date.now();
+    this.parts.link.textContent = `reconnecting in ${Math.max(1, Math.ceil(left / 1000))} s…`;
+    if (left > 1000) this.countdown = window.setTimeout(() => this.tickCountdown(), left % 1000 || 1000);
+    else this.countdown = undefined;
+  }
+
+  private stopCountdown(): void {
+    window.clearTimeout(this.countdown);
+    this.countdown = undefined;
+  }
+
+  /** The page's events socket came back: the server is reachable again, so is the terminal (no need to wait). */
+  private onEventsStatus(): void {
+    const live = store.status.live;
+    if (live && !this.eventsLive && this.linkState === 'reconnecting') this.live?.reconnectNow();
+    this.eventsLive = live;
   }
 
   private notLinked(): void {
@@ -270,9 +334,28 @@ class SessionView {
     return !!session && session.live;
   }
 
+  /** A running session whose terminal is not here: where it runs, its state and actions; no terminal. */
+  private showElsewhere(session: Session): void {
+    if (!this.elsewhere) this.disconnect();
+    this.elsewhere = true;
+    const { banner, link, reconnect } = this.parts;
+    const other = session.host !== store.config?.host;
+    link.dataset.state = 'elsewhere';
+    link.textContent = other ? `on ${session.host}` : 'not here';
+    reconnect.hidden = true;
+    replace(banner, [h('span', {}, [elsewhereText(session)])]);
+    banner.hidden = false;
+    this.keys.setEnabled(false);
+    this.parts.fit.hidden = true;
+    this.parts.sizeNote.hidden = true;
+  }
+
   private showEnded(text: string): void {
     this.ended = true;
-    const { banner, link } = this.parts;
+    this.elsewhere = false;
+    this.stopCountdown();
+    const { banner, link, reconnect } = this.parts;
+    reconnect.hidden = true;
     link.dataset.state = 'ended';
     link.textContent = 'ended';
     const recording = this.known?.recording ? recordingId(this.known.recording) : null;
@@ -300,6 +383,8 @@ class SessionView {
     const session = this.known;
     // A structured session has no terminal: its page is its conversation.
     if (session?.conversation && !session.live) return location.replace(href(sessionRoute(session)));
+    // While its terminal is live here, the terminal says when that ends (a list may lag behind it).
+    if (!this.ended && this.linkState !== 'live') this.followWhereItRuns(session);
     const { title, state } = this.parts;
     title.id = 'session-h1';
     title.textContent = session?.name ?? 'Session';
@@ -310,6 +395,16 @@ class SessionView {
     const count = store.prompts.length;
     const base = `${session?.name ?? 'session'} — agent-bridge`;
     document.title = count > 0 ? `(${count}) ${base}` : base;
+  }
+
+  /** A session shown as running elsewhere that ended, or that this page can show after all. */
+  private followWhereItRuns(session: Session | undefined): void {
+    if (session && runsElsewhere(session)) return this.showElsewhere(session);
+    if (!this.elsewhere || !session) return;
+    if (session.state === 'exited') return this.showEnded(endedBannerText(session));
+    this.elsewhere = false;
+    this.parts.banner.hidden = true;
+    this.connect();
   }
 
   private renderActions(session: Session | undefined): void {

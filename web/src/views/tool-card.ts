@@ -3,8 +3,9 @@ import { button, h } from '../dom.js';
 import { splitArgs } from '../format.js';
 import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
-import type { ToolCard } from '../types.js';
-import { errorText } from './common.js';
+import type { Session, ToolCard } from '../types.js';
+import { toast } from '../toast.js';
+import { elsewhereText, errorText, runsElsewhere } from './common.js';
 import { pickFolder } from './folder-picker.js';
 import { rememberFolder } from './folders.js';
 
@@ -70,8 +71,7 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
       const session = await api.start(tool.id, folder.value.trim(), argv, machine?.value || undefined);
       rememberFolder(folder.value.trim());
       void store.refreshSessions();
-      // Starting an agent means wanting to see it: go straight to its terminal (or its conversation).
-      location.hash = href(sessionRoute(session));
+      showStarted(session);
     } catch (problem) {
       error.textContent = errorText(problem);
     } finally {
@@ -94,6 +94,15 @@ export function toolCard(tool: ToolCard, cwd: string, signature: string): HTMLEl
   card.dataset.key = tool.id;
   card.dataset.sig = signature;
   return card;
+}
+
+/**
+ * Starting an agent means wanting to see it: straight to its terminal (or its conversation), unless it runs
+ * where this page cannot show it (another machine of the cluster): then it is said so, and its row is listed.
+ */
+function showStarted(session: Session): void {
+  if (runsElsewhere(session)) toast(`Started ${session.name}. ${elsewhereText(session)}`, { kind: 'ok' });
+  else location.hash = href(sessionRoute(session));
 }
 
 /**
