@@ -477,9 +477,19 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
-    process.stderr.write(`agent-bridge: ${describeError(error)}\n`);
+    const message = describeError(error);
+    process.stderr.write(`agent-bridge: ${message}\n`);
+    // A script that asked for JSON reads stdout: it gets the failure there too, not an empty line.
+    if (asksForJson(argv)) process.stdout.write(JSON.stringify({ ok: false, error: message }) + '\n');
     process.exitCode = exitCodeFor(error);
   }
+}
+
+/** `--json` among agent-bridge's own arguments (not the agent's, after `--`). */
+function asksForJson(argv: string[]): boolean {
+  const own = argv.slice(2);
+  const end = own.indexOf('--');
+  return (end < 0 ? own : own.slice(0, end)).includes('--json');
 }
 
 /** `--detach-key`, its default shown as typed (Ctrl-\\), not as a JSON string. */

@@ -150,6 +150,8 @@ export class ChannelRelay {
       if (this.exclusive) store.channels.releaseHost(channel.name);
       throw error;
     }
+    // Stopped while the channel started (serve stopped during a slow start): nothing more starts here.
+    if (this.stopped) return false;
     // Other processes' commits (a prompt, an answer, a message) wake the relay; nothing runs while all is quiet.
     this.unwatch = SharedStoreChanges.for(store, this.options.clock).subscribe(() => void this.sync());
     if (this.exclusive) this.beat();

@@ -60,9 +60,18 @@ describe('the program', () => {
       ['approvals', '--json', 'answer', 'abcd', '1'],
     ]) {
       const result = await cli(args, env);
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(1);
       expect(JSON.parse(result.stdout)).toEqual({ ok: false, code: 'not_found', reason: 'no prompt abcd' });
     }
+  });
+
+  it('a command asked for --json that fails says so on stdout in JSON too (exit 1)', async () => {
+    const result = await cli(['stop', 'zzzz', '--json'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^agent-bridge: .*zzzz/);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: false, error: expect.stringContaining('zzzz') });
+    // Without --json, stdout stays empty.
+    expect((await cli(['stop', 'zzzz'], env)).stdout).toBe('');
   });
 
   it('serve refuses a port that is not one, or TLS files it cannot read, with one line (exit 2)', async () => {

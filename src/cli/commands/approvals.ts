@@ -100,9 +100,9 @@ export async function answerCommand(
     else
       target.write(`answered ${outcome.record.id.slice(0, 8)}: ${outcome.summary}${typingNote(outcome)}\n`);
     if (outcome.ok) return failed ? 1 : 0;
-    return outcome.code === 'bad_reply' || outcome.code === 'not_found' || outcome.code === 'ambiguous'
-      ? 2
-      : 1;
+    // An answer the prompt cannot take, or an id that names several, is bad usage; no such prompt is a failure
+    // (as for `stop`: an id that was right may be gone).
+    return outcome.code === 'bad_reply' || outcome.code === 'ambiguous' ? 2 : 1;
   } finally {
     store.close();
   }

@@ -82,27 +82,21 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     ...cluster?.daemonOptions(store, log),
   });
   let web: Awaited<ReturnType<typeof startWeb>> | null = null;
-  // Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
-  // pending in the store), channels and the web UI closed, the store last. The web UI and the sessions stop
-  // together: no web client can hold the web UI up for long (it refuses new sessions at once and cuts its
-  // sockets after a second), and a program that ignores SIGHUP and SIGTERM is killed after the terminal's grace.
-  const closeAll = async () => {
-    await Promise.all([
-      web?.close(),
-      (async () => {
-        await hostWatch.stop();
-        await daemon.stop();
-        await releaseLive(live);
-      })(),
-    ]);
-    // After the sessions: a node says how they ended before it leaves the cluster.
-    await cluster?.close();
-    await hooks.close();
-    relayStore.close();
-    store.close();
-    daemonLog.close();
-  };
-  const hosted = await daemon.start().catch(closeAllThen(closeAll));
+  const closeAll = closer({
+    web: () => web,
+    hostWatch,
+    daemon,
+    live,
+    cluster,
+    hooks,
+    relayStore,
+    store,
+    daemonLog,
+  });
+  // A SIGINT or SIGTERM while starting (a channel slow to answer) stops it too.
+  const stopped = stopSignals(stopAtOnce(live, log));
+  const hosted = await startUnlessStopped(daemon, stopped, log).catch(closeAllThen(closeAll));
+  if (!hosted) return closeAll().then(() => 0);
   if (options.web) {
     web = await startWeb(webOptions(options), {
       store,
@@ -129,7 +123,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   );
   await serveUntilStopped(
     () => void reload(daemon, options.config, withTerminal, log, cluster),
-    stopAtOnce(live, log),
+    stopped,
     log,
   );
   await closeAll();
@@ -211,17 +205,69 @@ function stopAtOnce(live: LiveSessions, log: (line: string) => void) {
   };
 }
 
+interface Running {
+  web: () => { close(): Promise<void> } | null;
+  hostWatch: SessionHostWatch;
+  daemon: Daemon;
+  live: LiveSessions;
+  cluster: ServeCluster | null;
+  hooks: HookReceiver;
+  relayStore: Store;
+  store: Store;
+  daemonLog: { close(): void };
+}
+
+/**
+ * Everything ends the same way, after a start-up failure or at Ctrl-C: sessions stopped (their prompts stay
+ * pending in the store), channels and the web UI closed, the store last. The web UI and the sessions stop
+ * together: no web client can hold the web UI up for long (it refuses new sessions at once and cuts its
+ * sockets after a second), and a program that ignores SIGHUP and SIGTERM is killed after the terminal's grace.
+ */
+function closer(running: Running): () => Promise<void> {
+  return async () => {
+    await Promise.all([
+      running.web()?.close(),
+      (async () => {
+        await running.hostWatch.stop();
+        await running.daemon.stop();
+        await releaseLive(running.live);
+      })(),
+    ]);
+    // After the sessions: a node says how they ended before it leaves the cluster.
+    await running.cluster?.close();
+    await running.hooks.close();
+    running.relayStore.close();
+    running.store.close();
+    running.daemonLog.close();
+  };
+}
+
+/** The daemon's channels once it started, or null when a SIGINT or SIGTERM came first (a slow channel). */
+async function startUnlessStopped(
+  daemon: Daemon,
+  stopped: Promise<NodeJS.Signals>,
+  log: (line: string) => void,
+): Promise<string[] | null> {
+  const first = await Promise.race([
+    daemon.start().then((channels) => ({ channels })),
+    stopped.then((signal) => ({ signal })),
+  ]);
+  if ('channels' in first) return first.channels;
+  log(`${first.signal} while starting: stopping (send it again to stop at once)`);
+  return null;
+}
+
 /** Until SIGINT or SIGTERM: SIGHUP reloads; an unexpected failure in one piece is said, and serving goes on. */
 async function serveUntilStopped(
   onHangup: () => void,
-  onSecondSignal: (signal: NodeJS.Signals) => void,
+  stopped: Promise<NodeJS.Signals>,
   log: (line: string) => void,
 ): Promise<void> {
   process.on('SIGHUP', onHangup);
   const onUnexpected = (error: unknown) =>
     log(`unexpected error (still serving): ${error instanceof Error ? error.message : String(error)}`);
   process.on('unhandledRejection', onUnexpected);
-  const signal = await stopSignals(onSecondSignal);
+  const signal = await stopped;
   log(`${signal}: stopping (send it again to stop at once)`);
   process.off('SIGHUP', onHangup);
   // Late rejections during shutdown are still said, not thrown.

@@ -86,6 +86,8 @@ export class Daemon {
   private readonly repos = new Map<string, RepoSession>();
   private readonly mergers = new Map<string, Merger>();
   private readonly relays: ChannelRelay[] = [];
+  /** stop() began: a start still going stops where it is. */
+  private stopping = false;
   private readonly panels: ControlPanel[] = [];
   readonly threads: ThreadSessions;
   private limiter: RateLimiter | null;
@@ -109,16 +111,21 @@ export class Daemon {
     const hosted: string[] = [];
     for (const entry of this.options.channels) {
       const relay = this.relayFor(entry);
+      // Known while it starts, so that a stop meanwhile (serve stopped during a slow start) stops it too.
+      this.relays.push(relay);
       try {
-        if (await relay.start()) {
-          this.relays.push(relay);
-          hosted.push(entry.channel.name);
-          if (entry.panelChat) this.panels.push(this.panelFor(entry, entry.panelChat));
+        if (!(await relay.start())) {
+          this.relays.splice(this.relays.indexOf(relay), 1);
+          continue;
         }
       } catch (error) {
         throw new Error(`${entry.channel.name} could not start: ${(error as Error).message}`);
       }
+      if (this.stopping) return hosted;
+      hosted.push(entry.channel.name);
+      if (entry.panelChat) this.panels.push(this.panelFor(entry, entry.panelChat));
     }
+    if (this.stopping) return hosted;
     // Sessions whose agent-bridge died while their session host kept them running are taken over as they are;
     // those that died with it come back, resuming their conversations.
     const crashed = new Set(reapDeadSessions(this.options.store, this.options.isAlive).map((s) => s.label));
@@ -154,6 +161,7 @@ export class Daemon {
    * the others stop; their prompts stay pending in the store; channels close.
    */
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const panel of this.panels) panel.stop();
     const reason = 'agent-bridge serve stopped';
     await Promise.all([
