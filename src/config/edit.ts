@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument, type ToStringOptions } from 'yaml';
 
 /**
  * Sets keys in a YAML config file, keeping its comments and layout, and leaves the file private (0600): it
@@ -24,8 +24,18 @@ export function editConfigFile(
   if (doc.errors.length > 0)
     throw new Error(`${file} is not valid YAML; fix it first: ${doc.errors[0]!.message.split('\n')[0]}`);
   for (const change of changes) doc.setIn(change.path, change.value);
-  writeFileSync(file, doc.toString(), { mode: 0o600 });
+  writeFileSync(file, doc.toString(layoutOf(text)), { mode: 0o600 });
   chmodSync(file, 0o600);
+}
+
+/**
+ * How to write a config file's YAML again the way it is written: flow lists as the file has them (`[4242]`, the
+ * yaml library's own `[ 4242 ]` only where the file pads them, or the README's `[4242]` when it has none), and
+ * long lines and lists kept on their line, never folded at 80 columns.
+ */
+export function layoutOf(text: string): ToStringOptions {
+  const padded = /\[ [^\]\s]/.test(text) && !/\[[^\]\s]/.test(text);
+  return { flowCollectionPadding: padded, lineWidth: 0 };
 }
 
 /** What a config file agent-bridge creates starts with. */

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLSeq } from 'yaml';
+import { channelIdProblem } from './channel-ids.js';
+import { layoutOf } from './edit.js';
 import type { Config } from './schema.js';
 
 /** The channels a repository may be reached from (`repos[].channels` keys). */
@@ -34,13 +36,8 @@ export function parseChannelSpec(spec: string): { channel: RepoChannel; id: stri
       `--channel ${spec}: unknown channel "${channel}"; choose from ${REPO_CHANNELS.join(', ')}`,
     );
   if (!id) throw new RepoSpecError(`--channel ${spec}: expected <channel>:<id>, e.g. telegram:123456789`);
-  if ((channel === 'telegram' && !/^-?\d+$/.test(id)) || (channel === 'discord' && !/^\d+$/.test(id)))
-    throw new RepoSpecError(`--channel ${spec}: a ${channel} id is a number, e.g. ${channel}:123456789`);
-  if (channel === 'slack' && !/^[CGD][A-Z0-9]{2,31}$/.test(id))
-    throw new RepoSpecError(
-      `--channel ${spec}: a Slack channel id looks like C0123ABCD (channel details → Copy channel ID), e.g. slack:C0123ABCD`,
-    );
-  if (/\s/.test(id)) throw new RepoSpecError(`--channel ${spec}: an id has no spaces`);
+  const problem = channelIdProblem(channel, id, (example) => `${channel}:${example}`);
+  if (problem) throw new RepoSpecError(`--channel ${spec}: ${problem}`);
   const asNumber = /^-?\d+$/.test(id) ? Number(id) : NaN;
   return { channel, id: Number.isSafeInteger(asNumber) ? asNumber : id };
 }
@@ -101,8 +98,7 @@ export function appendRepo(text: string, entry: RepoEntry): string {
     throw new RepoSpecError('repos: expected a list of repositories');
   }
   // The yaml library pads flow lists (`[ 1 ]`); keep the file's own way, else write them as the README does.
-  const padded = /\[ [^\]\s]/.test(text) && !/\[[^\]\s]/.test(text);
-  return doc.toString({ flowCollectionPadding: padded });
+  return doc.toString(layoutOf(text));
 }
 
 /** The line of a key in the YAML text (`['repos', 1, 'dir']` → 7), or of its deepest existing parent. */

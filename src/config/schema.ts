@@ -1,5 +1,6 @@
 import { MACHINE_NAME } from '../core/machine-name.js';
 import { z } from 'zod';
+import { channelIdProblem } from './channel-ids.js';
 import { durationMs, MAX_TIMER_MS, MAX_TIMER_SECONDS } from './duration.js';
 
 /** Durations as people write them: 90s, 10m, 2h, or a number of seconds. */
@@ -168,7 +169,17 @@ const repo = z
     /** The agent's command line, for agents found by it (acp, custom): a list, or one line split at spaces. */
     command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
     args: z.array(z.string()).optional(),
-    channels: z.record(z.string(), z.array(z.union([z.string(), exactNumber]))).optional(),
+    /** Chats per channel; each id as the channel writes it (add-repo --channel takes the same). */
+    channels: z
+      .record(z.string(), z.array(z.union([z.string(), exactNumber])))
+      .superRefine((channels, ctx) => {
+        for (const [channel, ids] of Object.entries(channels))
+          ids.forEach((id, i) => {
+            const problem = channelIdProblem(channel, String(id));
+            if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [channel, i] });
+          });
+      })
+      .optional(),
     model: z.string().optional(),
     permission: permissionMode.optional(),
     isolation: isolation.optional(),

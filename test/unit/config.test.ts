@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configCheckCommand } from '../../src/cli/commands/config.js';
 import { editConfigFile } from '../../src/config/edit.js';
 import { ConfigError, findConfigFile, loadConfig, parseConfig } from '../../src/config/load.js';
+import { parseChannelSpec } from '../../src/config/repos.js';
 import { durationMs } from '../../src/config/schema.js';
 
 let dir: string;
@@ -71,6 +73,27 @@ describe('configuration', () => {
       'repos:\n  - name: a\n    dir: /x\n  - name: b\n',
       'agent-bridge.yaml:4: repos.1.dir: missing: expected string',
     ],
+    // A repository's chat ids: the rule add-repo --channel applies, at the id's own line.
+    [
+      'repos:\n  - name: a\n    dir: /x\n    channels: { telegram: [abc, "@chan"], slack: [lowercase] }\n',
+      'agent-bridge.yaml:4: repos.0.channels.telegram.0: a telegram id is a number, e.g. 123456789',
+    ],
+    [
+      'repos:\n  - name: a\n    dir: /x\n    channels:\n      telegram: [-1001234567890]\n      slack:\n        - C0123ABCD\n        - lowercase\n',
+      'agent-bridge.yaml:8: repos.0.channels.slack.1: a Slack channel id looks like C0123ABCD (channel details → Copy channel ID), e.g. C0123ABCD',
+    ],
+    [
+      "repos:\n  - name: a\n    dir: /x\n    channels:\n      discord: ['223456789012345678', -5]\n",
+      'agent-bridge.yaml:5: repos.0.channels.discord.1: a discord id is a number, e.g. 1122334455',
+    ],
+    [
+      "repos:\n  - name: a\n    dir: /x\n    channels:\n      discord: ['#general']\n",
+      'agent-bridge.yaml:5: repos.0.channels.discord.0: a discord id is a number, e.g. 1122334455',
+    ],
+    [
+      "repos:\n  - name: a\n    dir: /x\n    channels:\n      terminal: ['a b']\n",
+      'agent-bridge.yaml:5: repos.0.channels.terminal.0: an id has no spaces',
+    ],
     ['defaults: [1, 2', 'agent-bridge.yaml:1: not valid YAML'],
     // A key indented too far: the line to fix is the one out of place, not the line above it.
     [
@@ -85,6 +108,61 @@ describe('configuration', () => {
   ])('says what to fix, with file and line: %#', (text, message) => {
     expect(() => parse(text)).toThrow(ConfigError);
     expect(() => parse(text)).toThrow(message);
+  });
+
+  it('takes the chat ids add-repo takes, and refuses the ones it refuses (one rule for both)', () => {
+    const specs = [
+      'telegram:123456789',
+      'telegram:-1001234567890',
+      'telegram:abc',
+      'telegram:@chan',
+      'discord:1122334455',
+      'discord:223456789012345678',
+      'discord:-5',
+      'discord:abc',
+      'slack:C0123ABCD',
+      'slack:G0PRIVATE1',
+      'slack:D0DIRECT1',
+      'slack:lowercase',
+      'slack:c0123abcd',
+      'slack:U0123ABCD',
+      'terminal:main',
+      'web:local',
+    ];
+    for (const spec of specs) {
+      const [channel, id] = spec.split(/:(.*)/s) as [string, string];
+      const text = `repos:\n  - name: a\n    dir: /x\n    channels:\n      ${channel}: [${JSON.stringify(id)}]\n`;
+      let commandLine: string | null = null;
+      try {
+        parseChannelSpec(spec);
+      } catch (error) {
+        commandLine = (error as Error).message.replace(`--channel ${spec}: `, '');
+      }
+      let file: string | null = null;
+      try {
+        parse(text);
+      } catch (error) {
+        file = (error as Error).message.replace(/^agent-bridge\.yaml:5: repos\.0\.channels\.\w+\.0: /, '');
+      }
+      expect({ spec, refused: file !== null }).toEqual({ spec, refused: commandLine !== null });
+      if (file && commandLine) expect(file.split(', e.g.')[0]).toBe(commandLine.split(', e.g.')[0]);
+    }
+  });
+
+  it('config check and serve refuse a chat id that cannot be right, with the file and line', () => {
+    const file = path.join(dir, 'agent-bridge.yaml');
+    writeFileSync(
+      file,
+      'channels:\n  telegram:\n    token: abc\n    allowed_users: [1]\nrepos:\n  - name: a\n    dir: /tmp\n' +
+        '    channels: { telegram: [abc, "@chan"], slack: [lowercase] }\n',
+    );
+    const said = `${file}:8: repos.0.channels.telegram.0: a telegram id is a number, e.g. 123456789`;
+    const output: string[] = [];
+    const target = { isTTY: false, env: {}, write: (text: string) => void output.push(text) };
+    expect(() => configCheckCommand({ config: file }, target)).toThrow(said);
+    expect(configCheckCommand({ config: file, json: true }, target)).toBe(2);
+    expect(JSON.parse(output.join(''))).toMatchObject({ ok: false, valid: false, error: said });
+    expect(() => loadConfig(file)).toThrow(said); // what serve loads
   });
 
   it('finds ./agent-bridge.yaml before the data folder, and an explicit file first', () => {
@@ -115,6 +193,17 @@ describe('configuration', () => {
     expect(text).toContain('idle_timeout: 5m # short');
     expect(parse(text).channels.telegram).toEqual({ token: '1:abc', allowed_users: [42] });
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('edits keys keeping the flow lists and long lines as the file writes them', () => {
+    const file = path.join(dir, 'agent-bridge.yaml');
+    const long = `${'--flag '.repeat(14)}end`;
+    const repos = `repos:\n  - name: a\n    dir: /tmp\n    args: [bash, /tmp/x.sh]\n    command: ${long}\n`;
+    writeFileSync(file, repos);
+    editConfigFile(file, [{ path: ['channels', 'telegram', 'allowed_users'], value: [42] }]);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `${repos}channels:\n  telegram:\n    allowed_users:\n      - 42\n`,
+    );
   });
 
   it('reads durations', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { promptHeadline } from '../../src/core/prompt-headline.js';
+import { lineAsks, promptHeadline } from '../../src/core/prompt-headline.js';
 
 describe('promptHeadline: a prompt in one line, from the line that asks', () => {
   it('a shell question after output: the question, not the output above it', () => {
@@ -7,6 +7,38 @@ describe('promptHeadline: a prompt in one line, from the line that asks', () => 
     const excerpt =
       'README.md\nSECURITY.md\nroot@vm:/work# read -p "Deploy to prod? (y/n) " a\nDeploy to prod? (y/n)';
     expect(promptHeadline(excerpt, 60)).toBe('Deploy to prod? (y/n)');
+  });
+
+  it('output that ends in brackets is output, not a question: left out above the question', () => {
+    expect(promptHeadline('You said: [y]\nContinue? (y/n)', 200)).toBe('Continue? (y/n)');
+    expect(promptHeadline('got: [hello]\nstatus: [ok]\nDownloading [1/3]\nProceed [Y/n]', 200)).toBe(
+      'Proceed [Y/n]',
+    );
+    expect(promptHeadline('[INFO] done\nBranch: [default: main]', 200)).toBe('Branch: [default: main]');
+  });
+
+  it.each([
+    ['Continue? (y/n)', true],
+    ['Proceed? [Y/n]', true],
+    ['Continue [y/N]', true],
+    ['Overwrite (yes/no)', true],
+    ['Save changes [Yes/No/Cancel]', true],
+    ['Stage this hunk [y,n,q,a,d,e,?]', true],
+    ['Pick one [1-3]', true],
+    ['Enter choice [1-3]:', true],
+    ['Branch: [default: main]', true],
+    ['Version (default 1.0.0):', true],
+    ['Name?', true],
+    ['Password:', true],
+    ['You said: [y]', false],
+    ['got: [hello]', false],
+    ['status: [ok]', false],
+    ['Downloading [1/3]', false],
+    ['[INFO] done', false],
+    ['Watching [src/lib]', false],
+    ['Released [2024-01-05]', false],
+  ])('%j asks: %s', (line, asking) => {
+    expect(lineAsks(line)).toBe(asking);
   });
 
   it('keeps the questions right above the one that asks last, while they fit', () => {

@@ -181,14 +181,35 @@ describe('silence and tty reads', () => {
     expect(signals).toContainEqual({ type: 'idle', idle: true });
   });
 
-  it.each(['Enter your name:\n', 'Overwrite the file?\n', 'Pick one [1-3]\n', 'Proceed (yes/no)\n'])(
-    'a question on the line above the cursor is still a prompt: %j',
-    (text) => {
-      const { clock, prompts } = run(text, { tty: 'reading' });
-      clock.advance(TTY_PROBE_MS);
-      expect(prompts()).toHaveLength(1); // by its pattern, or as "possibly waiting" from the read
-    },
-  );
+  it.each([
+    'got: [hello]',
+    'status [ok]',
+    'Downloading [1/3]',
+    '[INFO] done',
+    'You said: [y]',
+    'Done (3 files)',
+  ])('a line-oriented agent whose answer ends in brackets is idle after it, not asking: %j', (line) => {
+    const { clock, prompts, signals } = run(`agent ready\n${line}\n`, { tty: 'reading' });
+    clock.advance(STALL_MS * 2);
+    expect(prompts()).toHaveLength(0);
+    expect(signals).toContainEqual({ type: 'idle', idle: true });
+  });
+
+  it.each([
+    'Enter your name:\n',
+    'Overwrite the file?\n',
+    'Pick one [1-3]\n',
+    'Proceed (yes/no)\n',
+    'Continue [y/N]\n',
+    'Install it [Y/n]\n',
+    'Overwrite (y/n)\n',
+    'Branch [default: main]\n',
+    'Stage this hunk [y,n,q,a,d,e,?]\n',
+  ])('a question on the line above the cursor is still a prompt: %j', (text) => {
+    const { clock, prompts } = run(text, { tty: 'reading' });
+    clock.advance(TTY_PROBE_MS);
+    expect(prompts()).toHaveLength(1); // by its pattern, or as "possibly waiting" from the read
+  });
 
   it('a shell at its prompt is idle: no prompt, even when silent', () => {
     const { clock, prompts, signals } = run('$ ls\nREADME.md  src\nuser@host:~/proj$ ', {

@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '../../../core/clock.js';
 import type { DetectedPrompt } from '../../../core/prompt.js';
 import { truncateExcerpt } from '../../../core/prompt.js';
+import { lineAsks } from '../../../core/prompt-headline.js';
 import { detectGenericPrompt } from '../../../core/prompt-patterns.js';
 import { redactSecrets } from '../../../core/redact.js';
 import type { ScreenVocabulary, ScreenView } from '../../../core/screen-vocabulary.js';
@@ -308,8 +309,12 @@ function waitsForNextLine(screen: ScreenView, bottom: number): boolean {
   const { x, y } = screen.cursor;
   if (x !== 0 || y !== bottom + 1) return false;
   const last = screen.lines[bottom] ?? '';
-  return !QUESTION_END.test(last);
+  return !lineAsks(last) && !PROMPT_END.test(last);
 }
 
-/** How a line that asks for input ends: `?`, `:`, `>`, `]`, `)` (as in `[y/N]`, `(yes/no)`, `Name:`). */
-const QUESTION_END = /[?:>\])]\s*$/;
+/**
+ * A line that ends like a prompt of its own (`>`, as in `input>`), besides one that asks (`?`, `Name:`,
+ * `Continue [y/N]`, `(yes/no)`: see lineAsks). Output that merely ends in brackets asks nothing (`got:
+ * [hello]`, `[1/3]`).
+ */
+const PROMPT_END = />\s*$/;
