@@ -1,6 +1,7 @@
 import { parseCommand } from '../sessions/chat-commands.js';
 import type { Store } from '../store/store.js';
 import type { ClusterHub, NodeView } from './cluster-hub.js';
+import { ago } from './presence.js';
 import type { ResultEvent } from './wire.js';
 
 export const CLUSTER_HELP =
@@ -71,11 +72,4 @@ function stop(args: string[], ctx: HubCommandContext): string {
   const session = matches[0]!;
   ctx.hub.request(session.node!, { action: 'stop', sessionId: session.id, by: ctx.by });
   return `Asked ${session.node} to stop ${session.id.slice(0, 8)}…`;
-}
-
-function ago(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 1) return 'moments';
-  if (minutes < 120) return `${minutes} min`;
-  return `${Math.round(minutes / 60)} h`;
 }

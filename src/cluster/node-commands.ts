@@ -188,6 +188,8 @@ export class NodeCommands {
             ? { ok: true, text: `${command.repo} started on ${node}`, sessionId: null }
             : { ok: false, text: `${node} has no repository ${command.repo}`, sessionId: null };
         case 'launch': {
+          const expired = this.expired(command);
+          if (expired) return expired;
           const { agent, cwd, args } = command;
           const launched = await actions.launch({ agent, cwd, ...(args ? { args } : {}) }, command.by);
           return { ok: true, text: launched.text, sessionId: null, started: launched.sessionId };
@@ -208,6 +210,25 @@ export class NodeCommands {
     } catch (error) {
       return { ok: false, text: (error as Error).message, sessionId: null };
     }
+  }
+
+  /**
+   * A start that came after its hub gave up on it (the hub told the person it failed; a retry may be on its
+   * way): refused, and audited, never applied late. Null while it holds.
+   */
+  private expired(command: Extract<ControlCommand, { action: 'launch' }>): Outcome | null {
+    const { clock, node, store } = this.options;
+    if (command.expiresAt === undefined || clock.now() <= command.expiresAt) return null;
+    const late = Math.round((clock.now() - command.expiresAt) / 1000);
+    const reason = `the start reached ${node} ${late} s after it expired: the hub had given up on it`;
+    store.audit.record('CLUSTER_REFUSED', {
+      subject: subjects.command(node, 'control'),
+      request_id: command.requestId,
+      by: command.by,
+      reason,
+    });
+    this.options.log(`cluster: refused ${command.agent} in ${command.cwd} for ${command.by}: ${reason}`);
+    return { ok: false, text: `${reason}; nothing was started`, sessionId: null };
   }
 }
 

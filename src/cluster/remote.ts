@@ -12,9 +12,15 @@ export function hubRemoteSessions(current: () => ClusterHub | null): RemoteSessi
     nodes: async () => {
       const joined = current();
       if (!joined) return [];
-      return (await joined.nodes()).map(({ name, online, agents }) => ({ name, online, agents }));
+      return (await joined.nodes()).map(({ name, online, agents, seenAt }) => ({
+        name,
+        online,
+        agents,
+        lastSeen: seenAt,
+      }));
     },
-    launch: (node, request, who) => hub().launch(node, request, who),
-    stop: (node, sessionId, who) => void hub().request(node, { action: 'stop', sessionId, by: who }),
+    launch: async (node, request, who) => hub().launch(node, request, who),
+    stop: (node, sessionId, who) => hub().stopSession(node, sessionId, who),
+    away: (node) => current()?.away(node) ?? null,
   };
 }

@@ -175,6 +175,8 @@ export const controlCommand = z.discriminatedUnion('action', [
       cwd: shortText,
       args: z.array(shortText).max(64).optional(),
       by: decidedBy,
+      /** The hub's clock: after this the node refuses it (the hub has told the person it failed). */
+      expiresAt: ms.optional(),
     })
     .strict(),
   z

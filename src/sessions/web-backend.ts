@@ -221,7 +221,7 @@ export class SessionsWebBackend implements WebBackend {
   async stop(id: string): Promise<boolean> {
     const record = this.options.store.sessions.get(id);
     if (record?.node && record.status === 'active' && this.options.remote) {
-      this.options.remote.stop(record.node, id, 'web');
+      await this.options.remote.stop(record.node, id, 'web');
       return true;
     }
     const session = this.options.live.get(id);
@@ -289,7 +289,10 @@ export class SessionsWebBackend implements WebBackend {
     });
     if (outcome.ok) {
       this.options.live.get(outcome.record.sessionId)?.poke();
-      return { ok: true, summary: outcome.summary };
+      // A node's prompt: its answer is sent to it, and waits while it is away.
+      const node = this.options.store.sessions.get(outcome.record.sessionId)?.node ?? null;
+      const queued = node !== null && this.options.remote?.away(node) != null;
+      return { ok: true, summary: outcome.summary, queued, ...(queued && node ? { node } : {}) };
     }
     const status =
       outcome.code === 'not_found'

@@ -201,7 +201,9 @@ describe.skipIf(!NATS_SERVER)(`the hub's web UI reaches sessions on a node${NO_N
     });
     try {
       await waitFor('alpha offered', async () => (await backend.nodes()).some((n) => n.name === 'alpha'));
-      expect(await backend.nodes()).toEqual([{ name: 'alpha', online: true, agents: [] }]);
+      expect(await backend.nodes()).toEqual([
+        { name: 'alpha', online: true, agents: [], lastSeen: expect.any(Number) },
+      ]);
       const session = await backend.start(
         { agent: 'claude', cwd: '/src/billing', node: 'alpha' },
         'web:127.0.0.1',

@@ -228,7 +228,7 @@ describe('web UI API and live terminals', () => {
     expect((await post('maybe')).status).toBe(400);
     const first = await post('yes');
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ ok: true, summary: 'yes' });
+    expect(await first.json()).toEqual({ ok: true, summary: 'yes', queued: false });
     expect((await post('no')).status).toBe(409);
     expect((await post('yes', 'ffffffff')).status).toBe(404);
   });

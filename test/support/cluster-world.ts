@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ClusterHub } from '../../src/cluster/cluster-hub.js';
 import { ClusterNode } from '../../src/cluster/cluster-node.js';
 import type { NodeActions } from '../../src/cluster/node-commands.js';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
 import { ownProcessRef } from '../../src/drivers/terminal/process-tree.js';
 import { sendTextToSession } from '../../src/sessions/typed-text.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -37,13 +37,19 @@ export function machine(name: string): Machine {
   };
 }
 
-export function startHub(nats: NatsWorld, hub: Machine, url = nats.url, name = 'hub'): Promise<ClusterHub> {
+export function startHub(
+  nats: NatsWorld,
+  hub: Machine,
+  url = nats.url,
+  name = 'hub',
+  clock: Clock = systemClock,
+): Promise<ClusterHub> {
   return ClusterHub.start({
     settings: { role: 'hub', name, servers: [url], credentials: nats.keyFile(name) },
     version: 'test',
     store: hub.clusterStore,
     channels: () => ['telegram'],
-    clock: systemClock,
+    clock,
     log: (line) => hub.log.push(line),
   });
 }
@@ -56,6 +62,7 @@ export function startNode(
   url = nats.url,
   actions: Partial<NodeActions> = {},
   repos: Array<{ name: string; agent: string; dir: string }> = [],
+  clock: Clock = systemClock,
 ): Promise<ClusterNode> {
   const store = node.clusterStore;
   return ClusterNode.start({
@@ -74,7 +81,7 @@ export function startNode(
       ...actions,
     },
     hello: async () => ({ hostname: `${name}-host`, version: 'test', repos, agents: [] }),
-    clock: systemClock,
+    clock,
     log: (line) => node.log.push(line),
   });
 }

@@ -92,7 +92,11 @@ export const api = {
     request<Extract<MessageResult, { ok: true }>>('POST', `/api/sessions/${seg(id)}/message`, { text }),
   prompts: () => request<Prompt[]>('GET', '/api/prompts'),
   answer: (id: string, answer: string) =>
-    request<{ ok: true; summary: string }>('POST', `/api/prompts/${seg(id)}/answer`, { answer }),
+    request<{ ok: true; summary: string; queued?: boolean; node?: string }>(
+      'POST',
+      `/api/prompts/${seg(id)}/answer`,
+      { answer },
+    ),
   recordings: () => request<Recording[]>('GET', '/api/recordings'),
   async recording(id: string): Promise<string> {
     const response = await fetch(`/api/recordings/${seg(id)}`, { credentials: 'same-origin' });

@@ -41,6 +41,8 @@ export interface ClusterNode {
   name: string;
   online: boolean;
   agents: string[];
+  /** When it was last seen connected (ms since the epoch; null: never by this hub). */
+  lastSeen?: number | null;
 }
 
 export type EventFrame = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: Prompt };

@@ -27,7 +27,7 @@ export function registerApi(server: FastifyInstance, backend: WebBackend): void 
           ),
         );
     } catch (error) {
-      return reply.code(400).send({ error: (error as Error).message });
+      return reply.code(refusalStatus(error)).send({ error: (error as Error).message });
     }
   });
   server.post<{ Params: { id: string } }>('/api/sessions/:id/stop', async (request, reply) =>
@@ -71,6 +71,12 @@ async function started<T>(reply: FastifyReply, start: () => Promise<T>): Promise
   try {
     return await start();
   } catch (error) {
-    return reply.code(400).send({ error: (error as Error).message });
+    return reply.code(refusalStatus(error)).send({ error: (error as Error).message });
   }
+}
+
+/** A refusal that says its own status (a machine of the cluster that is away: 409), else 400. */
+function refusalStatus(error: unknown): number {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
 }

@@ -127,8 +127,10 @@ export interface TerminalAttachment {
   detach(): void;
 }
 
+/** `queued`: the prompt's machine (`node`, a node of this hub's cluster) is away: the answer waits for it. */
 export type AnswerResult =
-  { ok: true; summary: string } | { ok: false; status: 400 | 404 | 409; error: string };
+  | { ok: true; summary: string; queued: boolean; node?: string }
+  | { ok: false; status: 400 | 404 | 409; error: string };
 
 export type WebEvent = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: WebPrompt };
 
@@ -144,7 +146,7 @@ export interface WebBackend {
     who: string,
   ): Promise<WebSession>;
   /** The cluster's machines sessions can be started on besides this one (none for one machine alone). */
-  nodes(): Promise<Array<{ name: string; online: boolean; agents: string[] }>>;
+  nodes(): Promise<Array<{ name: string; online: boolean; agents: string[]; lastSeen: number | null }>>;
   stop(id: string): Promise<boolean>;
   /** A running session started here: stopped and started again; an ended one: started again. */
   restart(id: string, who: string): Promise<WebSession | null>;

@@ -2,7 +2,7 @@ import { button, h, reconcile, replace } from '../dom.js';
 import { notifyLabel, notifyState, toggleNotifications } from '../notify.js';
 import { store } from '../store.js';
 import { note } from './common.js';
-import { promptCard } from './prompt-card.js';
+import { promptCard, updateMachineNotice } from './prompt-card.js';
 
 /** #/inbox: every prompt waiting for a person, across sessions, soonest to expire first. */
 export function inboxView(root: HTMLElement): () => void {
@@ -48,11 +48,14 @@ export function inboxView(root: HTMLElement): () => void {
       store.prompts,
       (p) => p.id,
       (prompt) => promptCard(prompt, focusNext),
-      () => {},
+      // Whether its machine is away, as the configuration says now.
+      (card, prompt) => updateMachineNotice(card, prompt),
     );
   };
   render();
   renderNotify();
-  const offs = [store.on('prompts', render), store.on('status', render)];
+  // Which machines of the cluster are away: asked again whenever the inbox is opened.
+  void store.refreshConfig();
+  const offs = [store.on('prompts', render), store.on('status', render), store.on('config', render)];
   return () => offs.forEach((off) => off());
 }

@@ -1,10 +1,11 @@
 import { promptHeadline } from '../../../src/core/prompt-headline.js';
 import { api, ApiError } from '../api.js';
 import { append, button, h, type Child } from '../dom.js';
-import { timeLeft } from '../format.js';
+import { ago, timeLeft } from '../format.js';
 import { href, sessionRoute } from '../router.js';
 import { store } from '../store.js';
-import type { Prompt, PromptChoice } from '../types.js';
+import { toast } from '../toast.js';
+import type { ClusterNode, Prompt, PromptChoice } from '../types.js';
 import { KIND_TITLES } from './common.js';
 
 /** One waiting prompt: what is asked, where from, and a big button per possible answer. */
@@ -13,6 +14,21 @@ export interface PromptCardOptions {
   /** A link to the session's page (its terminal, or its conversation); not on that page itself. */
   linkToSession?: boolean;
 }
+
+/**
+ * What `POST /api/prompts/:id/answer` answers (API.md): `queued` true when the prompt's machine (`node`) is
+ * away, so the answer waits for it. A server that does not say `queued`: the machine's state in /api/config
+ * tells.
+ */
+interface AnswerReply {
+  ok: true;
+  summary: string;
+  queued?: boolean;
+  node?: string;
+}
+
+/** A node of the cluster as /api/config lists it; `lastSeen` (ms) when the server says it. */
+type Machine = ClusterNode & { lastSeen?: number | null };
 
 export function promptCard(
   prompt: Prompt,
@@ -35,10 +51,12 @@ export function promptCard(
     controls.forEach((control) => (control.disabled = true));
     result.className = 'prompt-result';
     result.textContent = 'Sending…';
+    // Its machine as the page knew it when the answer was sent.
+    const away = awayMachine(prompt);
     try {
-      const reply = await api.answer(id, answer);
+      const reply: AnswerReply = await api.answer(id, answer);
       result.classList.add('ok');
-      result.textContent = `Answered: ${reply.summary}`;
+      result.textContent = answeredText(reply, away);
       card.classList.add('answered');
       onAnswered(card);
     } catch (error) {
@@ -49,6 +67,8 @@ export function promptCard(
     } finally {
       void store.refreshPrompts();
       void store.refreshSessions();
+      // Whether its machine is there (only /api/config says).
+      if (machineOf(prompt)) void store.refreshConfig();
     }
   };
 
@@ -73,6 +93,7 @@ export function promptCard(
       [origin.host, origin.agent, origin.label].filter(Boolean).join(' · '),
       origin.cwd ? h('span', { class: 'mono small muted' }, [` ${origin.cwd}`]) : null,
     ]),
+    machineNotice(prompt),
     h('h2', { class: 'question', id: questionId, 'data-testid': `question-${id}` }, [question]),
     more
       ? h('pre', { class: 'detail', tabindex: 0, 'aria-label': 'Full text', 'data-testid': `detail-${id}` }, [
@@ -86,6 +107,60 @@ export function promptCard(
     result,
   ]);
   return card;
+}
+
+/**
+ * What an answer became: given, or waiting for its machine, which is away (said in a notice too: the prompt
+ * leaves the inbox once answered, and the notice stays).
+ */
+function answeredText(reply: AnswerReply, away: Machine | null): string {
+  const node =
+    reply.queued === undefined
+      ? (away?.name ?? null)
+      : reply.queued
+        ? (reply.node ?? away?.name ?? null)
+        : null;
+  if (!node) return `Answered: ${reply.summary}`;
+  const queued = `Answered: ${reply.summary}. ${node} is away: the answer waits, and is applied when ${node} is back (if the prompt still waits then).`;
+  toast(queued, { kind: 'info', timeoutMs: 0 });
+  return queued;
+}
+
+/**
+ * The card's line about its machine, as /api/config says now (the inbox calls it again when that changes):
+ * shown while the prompt's machine, a node of this hub's cluster, is away.
+ */
+export function updateMachineNotice(card: HTMLElement, prompt: Prompt): void {
+  const notice = card.querySelector<HTMLElement>('.machine-away');
+  if (notice) fillMachineNotice(notice, prompt);
+}
+
+function machineNotice(prompt: Prompt): HTMLElement {
+  const notice = h('p', { class: 'machine-away muted small', 'data-testid': `machine-away-${prompt.id}` });
+  fillMachineNotice(notice, prompt);
+  return notice;
+}
+
+function fillMachineNotice(notice: HTMLElement, prompt: Prompt): void {
+  const node = awayMachine(prompt);
+  const seen = node?.lastSeen ? ` (last seen ${ago(new Date(node.lastSeen).toISOString())})` : '';
+  const text = node
+    ? `⚪ ${node.name} is away${seen}: an answer waits for it, and is applied when it is back if the prompt still waits.`
+    : '';
+  if (notice.textContent !== text) notice.textContent = text;
+  notice.hidden = node === null;
+}
+
+/** The node of the cluster the prompt's session runs on (null: this machine's own, or not known yet). */
+function machineOf(prompt: Prompt): Machine | null {
+  const host = store.session(prompt.sessionId)?.host ?? prompt.origin.host;
+  if (!store.config || host === store.config.host) return null;
+  return (store.config.nodes ?? []).find((node) => node.name === host) ?? null;
+}
+
+function awayMachine(prompt: Prompt): Machine | null {
+  const node = machineOf(prompt);
+  return node && !node.online ? node : null;
 }
 
 function answerControls(prompt: Prompt, send: (answer: string) => Promise<void>): Child[] {
