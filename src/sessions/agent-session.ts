@@ -6,8 +6,8 @@ import type { ProcessRef } from '../core/process-ref.js';
 import { DEFAULT_PROMPT_TTL_MS } from '../core/prompt.js';
 import { OPEN_STATUSES } from '../core/prompt-state.js';
 import { newSealingKeys, openSealed } from '../core/sealed-box.js';
-import { ownProcessRef } from '../drivers/terminal/process-tree.js';
 import { ProgressNotes } from '../drivers/hooks/claude-transcript.js';
+import { ownProcessRef } from '../drivers/terminal/process-tree.js';
 import { TerminalSession, type TerminalReadingOptions } from '../drivers/terminal/terminal-session.js';
 import { AsciicastWriter } from '../store/asciicast-writer.js';
 import type { SessionRecord } from '../store/session-store.js';
@@ -15,9 +15,14 @@ import type { Store } from '../store/store.js';
 import { whenAgentReady } from './agent-ready.js';
 import { firstPromptOf } from './first-prompt.js';
 import { hostedLaunch } from './hosted-launch.js';
-import { endStatusOf, recordingPlan, recordSessionEnd, type EndStatus } from './session-record-files.js';
+import {
+  endLine,
+  endStatusOf,
+  recordingPlan,
+  recordSessionEnd,
+  type EndStatus,
+} from './session-record-files.js';
 import type { HostConnection } from './host/host-connection.js';
-import { hostPaths } from './host/host-files.js';
 import { startHosted, over, type HostedTerminal } from './host/hosted-terminal.js';
 import type { HostView, RemotePort } from './host/remote-port.js';
 import {
@@ -28,6 +33,8 @@ import {
 } from './agent-session-options.js';
 import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
 import { hookSettings, receiveHooks, relayHooks, type HookContext } from './session-hooks.js';
+import { registerSession } from './session-registration.js';
+import { SessionUsage } from './session-usage.js';
 import { SharedStoreChanges } from './store-watcher.js';
 
 export {
@@ -65,7 +72,7 @@ export class AgentSession {
   private cleanup: Array<() => void> = [];
   private unwatch: (() => void) | null = null;
   private idle = false;
-  private latestUsage: AgentUsage | null = null;
+  private readonly usageKept: SessionUsage;
   private readonly progressNotes = new ProgressNotes();
   /** Secret answers are sealed to this key by whoever answers; only this session can open them. */
   private readonly sealing = newSealingKeys();
@@ -78,6 +85,11 @@ export class AgentSession {
   /** Let go (or letting go): text sent from chats waits in the store for the next controller. */
   private lettingGo = false;
   private finishing: Promise<void> | null = null;
+  /**
+   * What the session's chats are told when it ends: `⏹ … ended (…)` (undefined), a line of its controller's
+   * (a repository's: and that the next message starts it again), or nothing (null: the controller said why).
+   */
+  endNotice: ((exit: ExitInfo) => string) | null | undefined = undefined;
   private registered = false;
   private agentSessionId: string | null = null;
   /** The session host's process (a hosted session started here). */
@@ -88,6 +100,7 @@ export class AgentSession {
     id: string = randomUUID(),
   ) {
     this.id = id;
+    this.usageKept = new SessionUsage(options.store, id);
     this.gone = new Promise((resolve) => (this.leave = resolve));
   }
 
@@ -124,7 +137,7 @@ export class AgentSession {
 
   /** What the agent last reported of its model, context use and rate limits (Claude Code's status line). */
   get usage(): AgentUsage | null {
-    return this.latestUsage;
+    return this.usageKept.current;
   }
 
   get exited(): Promise<ExitInfo> {
@@ -331,45 +344,16 @@ export class AgentSession {
   }
 
   private register(recording: string | null): void {
-    const { spec, store } = this.options;
-    const approveFrom = this.options.approveFrom ?? [];
-    const record = store.sessions.create({
+    registerSession(this.options, {
       id: this.id,
-      agent: spec.id,
-      cwd: this.options.cwd,
-      pid: this.driver.pid,
       recording,
-      approveFrom,
-      owner: ownProcessRef(),
-      answerKey: this.sealing.publicKey,
-      ...(this.options.label ? { label: this.options.label } : {}),
-    });
-    this.registered = true;
-    const hosted = this.options.hosted;
-    if (this.hostProcess && hosted)
-      store.sessions.setHost(
-        this.id,
-        { process: this.hostProcess, socket: hostPaths(store.dir, this.id).socket },
-        { input: hosted.webInput, view: hosted.webView },
-      );
-    if (this.agentSessionId) store.sessions.setAgentSessionId(this.id, this.agentSessionId);
-    store.audit.record('SESSION_START', {
-      session_id: this.id,
-      agent: spec.id,
-      cwd: this.options.cwd,
       pid: this.driver.pid,
       driver: this.driver.kind,
-      ...(this.hostProcess ? { host_pid: this.hostProcess.pid } : {}),
-      ...(this.options.startedBy ? { started_by: this.options.startedBy } : {}),
+      hostProcess: this.hostProcess,
+      answerKey: this.sealing.publicKey,
+      agentSessionId: this.agentSessionId,
     });
-    if (approveFrom.length > 0) {
-      const where = `${record.label} on ${record.host}`;
-      store.channels.addMessage(
-        this.id,
-        'notice',
-        `▶️ ${spec.displayName} started in ${where} (session ${this.id.slice(0, 8)})`,
-      );
-    }
+    this.registered = true;
   }
 
   /** Something answered a prompt or typed into the session; callers in this process may say so at once. */
@@ -459,25 +443,8 @@ export class AgentSession {
     if (event.type === 'message' && (this.options.approveFrom?.length || this.driver.kind === 'structured')) {
       this.options.store.channels.addMessage(this.id, 'message', event.text);
     }
-    if (event.type === 'status' && event.usage) this.recordUsage(event.usage);
+    if (event.type === 'status' && event.usage) this.usageKept.record(event.usage);
     for (const listener of this.listeners) listener(event);
-  }
-
-  /** Kept in the store (when it changed) for the footer under the agent's messages in chat. */
-  private recordUsage(usage: AgentUsage): void {
-    const changed = JSON.stringify(usage) !== JSON.stringify(this.latestUsage);
-    this.latestUsage = usage;
-    if (changed) this.options.store.sessions.setUsage(this.id, usage);
-  }
-
-  /** The context's use at the answer about to be posted, once the status line told the window's size. */
-  private contextAt(tokens: number): void {
-    const window = this.latestUsage?.contextWindow;
-    if (!window) return;
-    this.recordUsage({
-      ...this.latestUsage,
-      contextPercent: Math.min(100, Math.round((tokens / window) * 100)),
-    });
   }
 
   /** What the agent said before a tool, once per distinct text, for the session's chats (seed 001). */
@@ -497,7 +464,7 @@ export class AgentSession {
         ? {
             progress: {
               note: (text: string) => this.postProgress(text),
-              contextAt: (tokens: number) => this.contextAt(tokens),
+              contextAt: (tokens: number) => this.usageKept.contextAt(tokens),
             },
           }
         : {}),
@@ -576,8 +543,14 @@ export class AgentSession {
     await this.recorder?.close();
     for (const clean of this.cleanup.splice(0)) clean();
     try {
-      const announceAs = this.options.approveFrom?.length ? this.options.spec.displayName : null;
-      recordSessionEnd(this.options.store, this.id, exit, status, announceAs);
+      // Said only where the session has chats.
+      const chats = Boolean(this.options.approveFrom?.length);
+      const line =
+        this.endNotice === undefined
+          ? endLine(this.options.spec.displayName, this.id, exit, status)
+          : this.endNotice?.(exit);
+      const said = chats ? line : null;
+      recordSessionEnd(this.options.store, this.id, exit, status, said ?? null);
     } catch (error) {
       this.storageFailed('recording the end of the session', error);
     }

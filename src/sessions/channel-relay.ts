@@ -490,8 +490,9 @@ export class ChannelRelay {
     const command = parseCommand(event.text);
     // The host (the daemon) sees commands and text first: it owns /status, /restart, /select and the routing.
     if (this.options.route && (await this.options.route(event))) return;
-    if (command) return reply(runChatCommand(command.command, command.args, ctx));
+    // Under serve, a chat no repository maps gets nothing: no text typed, no command answered (as Discord does).
     if (this.unmapped(event)) return;
+    if (command) return reply(runChatCommand(command.command, command.args, ctx));
     const session = targetSession(ctx);
     if (session === 'none') return reply('No agent session is running here.');
     if (session === 'ambiguous')

@@ -44,13 +44,13 @@ export function recordingPlan(
   };
 }
 
-/** The session's end in its row and the audit log, and said in its chats (`announceAs`: the agent's name). */
+/** The session's end in its row and the audit log, and said in its chats (`announce`: the line; null: not). */
 export function recordSessionEnd(
   store: Store,
   sessionId: string,
   exit: ExitInfo,
   status: EndStatus,
-  announceAs: string | null,
+  announce: string | null,
 ): void {
   store.sessions.end(sessionId, status, exit.exitCode);
   store.audit.record('SESSION_END', {
@@ -59,11 +59,15 @@ export function recordSessionEnd(
     signal: exit.signal,
     status,
   });
-  if (announceAs === null) return;
-  const how = exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
-  store.channels.addMessage(
-    sessionId,
-    'notice',
-    `⏹ ${announceAs} session ${sessionId.slice(0, 8)} ended (${status}, ${how})`,
-  );
+  if (announce !== null) store.channels.addMessage(sessionId, 'notice', announce);
+}
+
+/** How a session ended, as its chats are told: `⏹ Claude Code session 3f2a9c1e ended (completed, exit code 0)`. */
+export function endLine(agent: string, sessionId: string, exit: ExitInfo, status: EndStatus): string {
+  return `⏹ ${agent} session ${sessionId.slice(0, 8)} ended (${status}, ${exitHow(exit)})`;
+}
+
+/** `exit code 0`, `signal SIGINT`. */
+export function exitHow(exit: ExitInfo): string {
+  return exit.exitCode !== null ? `exit code ${exit.exitCode}` : `signal ${exit.signal ?? '?'}`;
 }

@@ -200,6 +200,21 @@ describe('agent-bridge serve: two repositories, two channels', () => {
     await waitFor('the session ended', () => store.sessions.list().length === 0);
   });
 
+  it("says once, in the repository's words, that its agent exited and that the next message starts it", async () => {
+    await startDaemon();
+    telegram.userSendsText({ userId: OWNER, text: 'hi' });
+    await telegramSays(/web got: hi/);
+    telegram.userSendsText({ userId: OWNER, text: 'EXIT' });
+    await telegramSays(/web: Custom command exited \(exit code 3\); the next message starts it again/);
+    await waitFor('the session ended', () => store.sessions.list().length === 0);
+    telegram.userSendsText({ userId: OWNER, text: 'back' });
+    await telegramSays(/web got: back/);
+    const ends = telegram.messages(OWNER).filter((m) => /exited|ended/.test(m.text ?? ''));
+    expect(ends.map((m) => m.text)).toEqual([
+      'web: Custom command exited (exit code 3); the next message starts it again',
+    ]);
+  });
+
   it('limits a user politely (3 at once, then 1 every 2 s); the terminal is exempt from the user limit', async () => {
     await startDaemon();
     for (let i = 1; i <= 4; i++) telegram.userSendsText({ userId: OWNER, text: `m${i}` });

@@ -75,14 +75,17 @@ describe('Telegram under serve: a chat no repository maps', () => {
     await telegram.waitForMessage((m) => /web got: hello web/.test(m.text ?? ''), 20_000);
     const before = inputCount();
     telegram.userSendsText({ userId: OWNER, chatId: UNMAPPED, text: 'not for any repository' });
+    // Nor is a command answered there (the sessions of the repositories mapped elsewhere are not its business).
+    telegram.userSendsText({ userId: OWNER, chatId: UNMAPPED, text: '/sessions' });
     telegram.userSendsDocument({
       userId: OWNER,
       chatId: UNMAPPED,
       fileName: 'notes.txt',
       bytes: Buffer.from('nothing to see'),
     });
-    await waitFor('both refusals audited', () => unmappedRefusals().length === 2);
+    await waitFor('the refusals audited', () => unmappedRefusals().length === 3);
     expect(unmappedRefusals()).toEqual([
+      expect.objectContaining({ channel: 'telegram', chat: String(UNMAPPED), kind: 'text' }),
       expect.objectContaining({ channel: 'telegram', chat: String(UNMAPPED), kind: 'text' }),
       expect.objectContaining({ channel: 'telegram', chat: String(UNMAPPED), kind: 'files' }),
     ]);

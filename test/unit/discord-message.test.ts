@@ -158,6 +158,14 @@ describe('Discord prompt messages', () => {
       note: null,
     });
     expect(denied).toMatch(/❌ \*\*3\. No\*\* by <@42>$/);
+    // The message was delivered; the prompt was not answered (its thread archived, its session ended).
+    const failed = outcomeContent(view(), {
+      status: 'failed',
+      decidedBy: null,
+      answer: null,
+      note: 'thread archived',
+    });
+    expect(failed).toMatch(/⚠️ Not answered: thread archived$/);
   });
 });
 

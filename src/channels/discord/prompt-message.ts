@@ -90,7 +90,7 @@ export function outcomeContent(prompt: PromptView, outcome: PromptOutcome): stri
       case 'canceled':
         return `✖ Cancelled by ${who}`;
       case 'failed':
-        return `⚠️ Not delivered: ${outcome.note ?? 'the session ended'}`;
+        return `⚠️ Not answered: ${outcome.note ?? 'the session ended'}`;
     }
   })();
   return `${promptContent(prompt).split('\n').slice(0, -1).join('\n')}\n${line}`;

@@ -159,7 +159,7 @@ export function outcomeLine(outcome: PromptOutcome): string {
     case 'canceled':
       return `✖ Cancelled by ${who}`;
     case 'failed':
-      return `⚠️ Not delivered: ${escapeMrkdwn(outcome.note ?? 'the session ended')}`;
+      return `⚠️ Not answered: ${escapeMrkdwn(outcome.note ?? 'the session ended')}`;
   }
 }
 

@@ -1,6 +1,7 @@
 import { encodeButton, type ButtonValue } from '../callback-data.js';
 import type { PromptOutcome, PromptView } from '../contract.js';
 import { answerIcon, KIND_TITLES, promptSubject } from '../view-types.js';
+import { spokenDuration } from '../../core/spoken-duration.js';
 
 /** How a prompt reads on Telegram (HTML parse mode), and its inline keyboard. */
 
@@ -18,7 +19,7 @@ export function escapeHtml(text: string): string {
 
 export function promptText(prompt: PromptView, now: number): string {
   const { origin } = prompt;
-  const minutes = Math.max(0, Math.round((prompt.expiresAt - now) / 60_000));
+  const left = spokenDuration(prompt.expiresAt - now);
   const detail =
     prompt.detail.length > MAX_DETAIL ? prompt.detail.slice(0, MAX_DETAIL) + '\n…' : prompt.detail;
   const subject = promptSubject(prompt);
@@ -36,7 +37,7 @@ export function promptText(prompt: PromptView, now: number): string {
   if (prompt.kind === 'unknown')
     lines.push(`Confidence: ${prompt.confidence}. It may be waiting for input, or just quiet.`);
   const fallback = prompt.safeDefault ? `then: ${escapeHtml(prompt.safeDefault)}` : 'then nothing is typed';
-  lines.push(`<i>Session ${prompt.sessionId.slice(0, 8)} · expires in ${minutes} min, ${fallback}</i>`);
+  lines.push(`<i>Session ${prompt.sessionId.slice(0, 8)} · expires in ${left}, ${fallback}</i>`);
   return lines.join('\n');
 }
 
@@ -89,7 +90,7 @@ export function outcomeText(prompt: PromptView, outcome: PromptOutcome, now: num
       case 'canceled':
         return `✖ Cancelled by ${who}`;
       case 'failed':
-        return `⚠️ Not delivered: ${escapeHtml(outcome.note ?? 'the session ended')}`;
+        return `⚠️ Not answered: ${escapeHtml(outcome.note ?? 'the session ended')}`;
     }
   })();
   return `${promptText(prompt, now).split('\n').slice(0, -1).join('\n')}\n${line}`;

@@ -7,6 +7,7 @@ import {
   type LaunchOptions,
 } from '../../agents/types.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
+import { exitHow } from '../session-record-files.js';
 import { spokenDuration } from '../../core/spoken-duration.js';
 import type { PromptTtls } from '../../config/prompt-ttls.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
@@ -244,6 +245,11 @@ export class RepoSession {
   private attach(session: AgentSession): void {
     const { clock, outputThreshold, store } = this.options;
     this.session = session;
+    // Its chats hear of its end once, in the repository's words.
+    const { name } = this.repo;
+    const agent = this.repo.agent.displayName;
+    session.endNotice = (exit) =>
+      `${name}: ${agent} exited (${exitHow(exit)}); the next message starts it again`;
     this.linesPushed = store.sessions.get(session.id)?.linesRead ?? 0;
     this.batcher = new OutputBatcher({
       clock,
@@ -287,10 +293,6 @@ export class RepoSession {
       this.idleTimer?.cancel();
       this.batcher?.close();
       await session.finish(exit, session.endStatus(exit));
-      this.notice(
-        session,
-        `${this.repo.name}: ${this.repo.agent.displayName} exited (${exit.exitCode ?? exit.signal}); the next message starts it again`,
-      );
       this.options.onStateChange?.();
     });
     this.touch();
@@ -328,6 +330,7 @@ export class RepoSession {
       this.session,
       `${this.repo.name}: ${this.repo.agent.displayName} stopped after ${idle} idle; the next message starts it again`,
     );
+    this.session.endNotice = null; // said just now
     await this.stop('idle timeout');
   }
 
