@@ -46,8 +46,11 @@ export function runChatCommand(command: string, args: string, ctx: CommandContex
         : sessions.map((s) => describeSession(s, ctx)).join('\n');
     case 'switch': {
       const matches = sessions.filter((s) => s.id.startsWith(args.toLowerCase()));
-      if (!args || matches.length !== 1)
-        return `Usage: /switch <session id> — one of: ${sessions.map((s) => s.id.slice(0, 8)).join(', ') || 'none running'}`;
+      if (!args || matches.length !== 1) {
+        const choices = sessions.map((s) => s.id.slice(0, 8)).join(', ') || 'none running';
+        const what = !args ? 'Usage: /switch <session id>' : `No one session starts with ${args}`;
+        return `${what} — one of: ${choices}`;
+      }
       ctx.store.channels.setState(ctx.channel, selectedKey(ctx.target), matches[0]!.id);
       return `Messages here now go to ${describeSession(matches[0]!, ctx)}`;
     }

@@ -1,11 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage } from '../support/browser.js';
-import { MockServer, liveTerminal, mockSession } from '../support/web-app-mock.js';
+import { MockServer, liveConversation, liveTerminal, mockSession } from '../support/web-app-mock.js';
 
 // The web app from its sources against a scripted server (test/support/web-app-mock.ts): what a person sees
 // of a session on another machine of a cluster, what asks before it acts, the dashboard and the files page
-// when their data arrive late, and the live terminal while its socket keeps dropping.
+// when their data arrive late, the live terminal and a conversation while their sockets keep dropping, and a
+// recording whose idle gaps the player shortens.
 
 let browser: Browser;
 beforeAll(async () => {
@@ -35,6 +36,24 @@ async function page(screen: 'desktop' | 'phone' = 'desktop'): Promise<Page> {
 }
 
 const text = (page: Page, testid: string) => page.getByTestId(testid).innerText();
+
+/** The seconds "reconnecting in N s…" shows (0 when it shows something else). */
+async function secondsShown(p: Page): Promise<number> {
+  return Number(/reconnecting in (\d+) s/.exec(await text(p, 'link-status'))?.[1] ?? 0);
+}
+
+/**
+ * Waits for a wait of 4 s (after 0.5, 1 and 2 s), then sees the count go down while no socket is made;
+ * returns how many sockets were made by then.
+ */
+async function countsDownWithNoSocket(p: Page, sockets: () => number): Promise<number> {
+  await expect.poll(() => secondsShown(p), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+  const made = sockets();
+  const first = await secondsShown(p);
+  await expect.poll(() => secondsShown(p), { timeout: 2500 }).toBeLessThan(first);
+  expect(sockets()).toBe(made);
+  return made;
+}
 
 describe('a session on another machine of the cluster', () => {
   it('says where it runs, keeps its state and its Stop, and never calls it ended', async () => {
@@ -198,14 +217,8 @@ describe('the live terminal while its socket keeps dropping', () => {
     expect(await p.getByTestId('reconnect-now').isVisible()).toBe(false);
     await server.terminals[0]!.close({ code: 1011, reason: 'gone' });
 
-    // Waits for a wait of 4 s (after 0.5, 1 and 2 s), then sees the count go down while no socket is made.
-    const seconds = async () =>
-      Number(/reconnecting in (\d+) s/.exec(await text(p, 'link-status'))?.[1] ?? 0);
-    await expect.poll(seconds, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
-    const made = server.terminals.length;
-    const first = await seconds();
-    await expect.poll(seconds, { timeout: 2500 }).toBeLessThan(first);
-    expect(server.terminals.length).toBe(made);
+    const seconds = () => secondsShown(p);
+    const made = await countsDownWithNoSocket(p, () => server.terminals.length);
 
     // The title stays readable beside the status on a phone.
     const title = p.getByTestId('session-title');
@@ -214,7 +227,7 @@ describe('the live terminal while its socket keeps dropping', () => {
     // Reconnect now: a socket at once.
     await p.getByTestId('reconnect-now').click();
     // (Sooner than the wait still shown: at least a second; the new socket drops too, and so on.)
-    await expect.poll(() => server.terminals.length, { timeout: 800 }).toBeGreaterThan(made);
+    await expect.poll(() => server.terminals.length, { timeout: 2000 }).toBeGreaterThan(made);
 
     // The page's events socket comes back (0.5 s later): the terminal tries again at once too, more than
     // 2 s before its own next try.
@@ -223,6 +236,83 @@ describe('the live terminal while its socket keeps dropping', () => {
     await server.events[0]!.close({ code: 1011, reason: 'gone' });
     await expect.poll(() => server.events.length, { timeout: 3000 }).toBe(2);
     await expect.poll(() => server.terminals.length, { timeout: 1500 }).toBeGreaterThan(before);
+    await p.context().close();
+  });
+});
+
+describe("a structured session's conversation while its socket keeps dropping", () => {
+  it('counts down, reconnects now on request or when the events come back', async () => {
+    const server = new MockServer();
+    server.sessions = [
+      mockSession({ agent: 'acp', name: 'acp in project', conversation: true, live: false }),
+    ];
+    // The first connection sends the history; the next ones drop at once (the backoff grows).
+    server.onConversation = (ws) =>
+      server.conversations.length === 1
+        ? liveConversation(ws, ID)
+        : void ws.close({ code: 1011, reason: 'gone' });
+    const p = await page();
+    await server.open(p, `#/session/${ID}/conversation`);
+    await p.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
+    expect(await p.getByTestId('reconnect-now').isVisible()).toBe(false);
+    await server.conversations[0]!.close({ code: 1011, reason: 'gone' });
+
+    const seconds = () => secondsShown(p);
+    const made = await countsDownWithNoSocket(p, () => server.conversations.length);
+
+    // Reconnect now: a socket at once.
+    await p.getByTestId('reconnect-now').click();
+    await expect.poll(() => server.conversations.length, { timeout: 2000 }).toBeGreaterThan(made);
+
+    // The page's events socket comes back (0.5 s later): the conversation tries again at once too.
+    await expect.poll(seconds, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    const before = server.conversations.length;
+    await server.events[0]!.close({ code: 1011, reason: 'gone' });
+    await expect.poll(() => server.events.length, { timeout: 3000 }).toBe(2);
+    await expect.poll(() => server.conversations.length, { timeout: 1500 }).toBeGreaterThan(before);
+
+    // Back for good: live, and no button.
+    server.onConversation = (ws) => liveConversation(ws, ID);
+    await p.getByTestId('reconnect-now').click();
+    await p.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
+    expect(await p.getByTestId('reconnect-now').isVisible()).toBe(false);
+    await p.context().close();
+  });
+});
+
+describe('a recording whose idle gaps the player shortens', () => {
+  const cast = (times: number[]) =>
+    [
+      JSON.stringify({ version: 2, width: 40, height: 5 }),
+      ...times.map((t) => JSON.stringify([t, 'o', `${t} `])),
+    ].join('\n');
+  const recording = (id: string, durationSeconds: number) => ({
+    id,
+    session: null,
+    startedAt: new Date().toISOString(),
+    durationSeconds,
+    bytes: 100,
+    command: `bash ${id}`,
+    title: null,
+  });
+
+  it('says why it plays shorter than the list says, and says nothing when it does not', async () => {
+    const server = new MockServer();
+    // 3:41 as recorded; 0.1 + 3 + 3 = 0:06 played.
+    server.recordings = [recording('long', 221), recording('short', 2.5)];
+    server.casts = { long: cast([0.1, 100, 221]), short: cast([0.5, 2.5]) };
+    const p = await page();
+    await server.open(p, '#/recordings');
+    expect(await text(p, 'recording-long')).toContain('3:41');
+    await p.getByTestId('play-long').click();
+    await expect
+      .poll(() => text(p, 'player-note'))
+      .toBe('idle gaps over 3 s are shortened: plays in 0:06 of 3:41');
+    await expect.poll(() => text(p, 'player-time')).toContain('/ 0:06');
+
+    await p.goto(`${new URL(p.url()).origin}/#/recordings/short`);
+    await p.getByTestId('player-time').filter({ hasText: '/ 0:02' }).waitFor();
+    expect(await p.getByTestId('player-note').isVisible()).toBe(false);
     await p.context().close();
   });
 });

@@ -211,6 +211,8 @@ describe('Telegram relay', () => {
     const two = session('bbbbbbbb-0000-4000-8000-000000000002', 'api');
     fake.userSendsText({ userId: OWNER, text: 'and deploy' });
     await reply(/Several sessions are running/);
+    fake.userSendsText({ userId: OWNER, text: '/switch zzzz' });
+    await reply(/^No one session starts with zzzz — one of: (aaaaaaaa, bbbbbbbb|bbbbbbbb, aaaaaaaa)$/);
     fake.userSendsText({ userId: OWNER, text: '/switch bbbb' });
     await reply(/Messages here now go to bbbbbbbb/);
     fake.userSendsText({ userId: OWNER, text: 'deploy api' });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
-import type { ToolCard, WebSession } from '../../src/channels/web/backend.js';
+import type { ToolCard, WebRecording, WebSession } from '../../src/channels/web/backend.js';
+import type { ConversationFrame } from '../../src/channels/web/conversation-types.js';
 import type { FolderListing } from '../../src/channels/web/file-views.js';
 
 /**
@@ -89,6 +90,21 @@ export function liveTerminal(ws: WebSocketRoute): void {
   ws.send(JSON.stringify({ type: 'screen', data: '$ ' }));
 }
 
+/** A conversation socket that sends its (empty) history at once (the page is then "live"). */
+export function liveConversation(ws: WebSocketRoute, sessionId: string): void {
+  const history: ConversationFrame = {
+    type: 'history',
+    sessionId,
+    entries: [],
+    dropped: 0,
+    state: 'idle',
+    usage: null,
+    exit: null,
+    canSend: true,
+  };
+  ws.send(JSON.stringify(history));
+}
+
 export class MockServer {
   sessions: WebSession[] = [];
   config: {
@@ -104,6 +120,13 @@ export class MockServer {
   readonly calls: string[] = [];
   readonly terminals: WebSocketRoute[] = [];
   readonly events: WebSocketRoute[] = [];
+  readonly conversations: WebSocketRoute[] = [];
+  /** What a new conversation socket does (by default: sends an empty history). */
+  onConversation: (ws: WebSocketRoute) => void = (ws) =>
+    liveConversation(ws, decodeURIComponent(ws.url().split('/').pop() ?? ''));
+  /** GET /api/recordings; GET /api/recordings/<id> answers `casts[id]` (an asciicast's text). */
+  recordings: WebRecording[] = [];
+  casts: Record<string, string> = {};
   /** What a new terminal socket does (by default: shows its screen). */
   onTerminal: (ws: WebSocketRoute) => void = liveTerminal;
   listing: FolderListing = { path: '', entries: [], truncated: false };
@@ -130,6 +153,10 @@ export class MockServer {
       this.terminals.push(ws);
       this.onTerminal(ws);
     });
+    await page.routeWebSocket(/\/ws\/conversation\//, (ws) => {
+      this.conversations.push(ws);
+      this.onConversation(ws);
+    });
     await page.goto(`${MOCK_ORIGIN}/${hash}`);
   }
 
@@ -152,6 +179,11 @@ export class MockServer {
       return json(this.started);
     }
     if (url.pathname === '/api/prompts') return json([]);
+    if (url.pathname === '/api/recordings') return json(this.recordings);
+    const cast = /^\/api\/recordings\/([^/]+)$/.exec(url.pathname);
+    const castText = cast && this.casts[decodeURIComponent(cast[1]!)];
+    if (castText !== null && castText !== undefined)
+      return route.fulfill({ status: 200, contentType: 'text/plain', body: castText });
     const action = /^\/api\/sessions\/([^/]+)\/(stop|restart|files|changes)$/.exec(url.pathname);
     const session = action && this.sessions.find((s) => s.id === decodeURIComponent(action[1]!));
     if (action && session) {

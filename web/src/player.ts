@@ -1,4 +1,5 @@
 import type { Terminal } from '@xterm/xterm';
+import { clock } from './format.js';
 
 /**
  * An asciicast v2 player for xterm.js: a JSON header line ({width, height, idle_time_limit?}), then
@@ -15,6 +16,10 @@ export interface Cast {
   events: CastEvent[];
   /** Seconds, after long pauses are shortened. */
   duration: number;
+  /** Seconds as recorded (the recordings list's length). */
+  recordedDuration: number;
+  /** Pauses longer than this many seconds play as this long. */
+  idleLimit: number;
 }
 
 /** Pauses longer than this play as this long, unless the recording says otherwise. */
@@ -56,7 +61,20 @@ export function parseCast(text: string): Cast {
     title: typeof header.title === 'string' ? header.title : null,
     events,
     duration: events.length > 0 ? events[events.length - 1]!.time : 0,
+    recordedDuration: lastRaw,
+    idleLimit,
   };
+}
+
+/**
+ * Why the player's length is not the recording's: "idle gaps over 3 s are shortened: plays in 0:35 of 3:41";
+ * null when the two read the same.
+ */
+export function shortenedNote(cast: Cast): string | null {
+  const played = clock(cast.duration);
+  const recorded = clock(cast.recordedDuration);
+  if (played === recorded) return null;
+  return `idle gaps over ${cast.idleLimit} s are shortened: plays in ${played} of ${recorded}`;
 }
 
 export interface PlayerState {

@@ -1,6 +1,7 @@
 import { wsUrl } from '../api.js';
 import { button, h, reconcile, replace, replaceIfChanged } from '../dom.js';
 import { href, sessionRoute } from '../router.js';
+import { ReconnectCountdown } from '../reconnect-countdown.js';
 import { ReconnectingSocket } from '../socket.js';
 import { store } from '../store.js';
 import type {
@@ -19,7 +20,8 @@ import { renameSession, sessionActionButtons } from './session-actions.js';
 /**
  * #/session/<id>/conversation: a structured session (no terminal) as a conversation: what the agent said, its
  * tool cards, diffs and plans as they happen, its waiting prompts with the inbox's buttons, a box to send it
- * a message, and its model and context use. History and updates come over /ws/conversation/<id>.
+ * a message, and its model and context use. History and updates come over /ws/conversation/<id>; while that
+ * socket is down the page counts down to the next try and offers to reconnect now.
  */
 
 /** The close code for a session with no conversation here. */
@@ -42,6 +44,11 @@ class ConversationView {
   });
   private readonly state = h('span');
   private readonly link = h('span', { class: 'link-status', 'data-testid': 'link-status', role: 'status' });
+  /** "reconnecting in 4 s…" and "Reconnect now", while a reconnect is scheduled. */
+  private readonly countdown = new ReconnectCountdown(
+    (text) => this.setLink(text),
+    () => this.socket.reconnectNow(),
+  );
   private readonly actions = h('div', { class: 'session-actions' });
   private readonly scroller = h('div', { class: 'conversation-scroll', 'data-testid': 'conversation' });
   private readonly log = h('div', {
@@ -75,7 +82,10 @@ class ConversationView {
     replace(root, [this.layout()]);
     root.classList.add('fill');
     this.socket = new ReconnectingSocket(wsUrl(`/ws/conversation/${encodeURIComponent(id)}`), {
-      onOpen: () => this.setLink('live'),
+      onOpen: () => {
+        this.countdown.stop();
+        this.setLink('live');
+      },
       onMessage: (event) => this.onFrame(event),
       onDown: ({ code, retryInMs }) => this.onDown(code, retryInMs),
       shouldReconnect: (code) => code !== NO_CONVERSATION,
@@ -88,6 +98,7 @@ class ConversationView {
 
   dispose(): void {
     this.offs.forEach((off) => off());
+    this.countdown.stop();
     this.socket.close();
     this.root.classList.remove('fill');
   }
@@ -104,8 +115,7 @@ class ConversationView {
             ['←'],
           ),
           this.title,
-          this.state,
-          this.link,
+          h('span', { class: 'session-status' }, [this.state, this.link, this.countdown.button]),
         ]),
         h('div', { class: 'session-tools' }, [
           h(
@@ -186,6 +196,7 @@ class ConversationView {
   }
 
   private onDown(code: number, retryInMs: number | null): void {
+    this.countdown.stop();
     if (code === NO_CONVERSATION) {
       // Not a conversation here: a terminal session goes to its terminal; anything else says so.
       const session = store.session(this.id);
@@ -197,7 +208,8 @@ class ConversationView {
       this.composer.setEnabled(false);
       return this.setLink('ended');
     }
-    this.setLink(retryInMs === null ? 'offline' : `reconnecting in ${Math.ceil(retryInMs / 1000)} s…`);
+    if (retryInMs === null) this.setLink('offline');
+    else this.countdown.start(retryInMs);
   }
 
   private setLink(text: string): void {

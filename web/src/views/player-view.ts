@@ -2,7 +2,7 @@ import { Terminal } from '@xterm/xterm';
 import { api } from '../api.js';
 import { button, h, replace } from '../dom.js';
 import { clock } from '../format.js';
-import { CastPlayer, parseCast, type PlayerState } from '../player.js';
+import { CastPlayer, parseCast, shortenedNote, type PlayerState } from '../player.js';
 import { href } from '../router.js';
 import { onSchemeChange, terminalOptions, terminalTheme } from '../theme.js';
 import { errorText, note } from './common.js';
@@ -98,7 +98,7 @@ export function playerView(root: HTMLElement, id: string): () => void {
   const screen = h('div', { class: 'player-screen', 'data-testid': 'player-terminal' });
   const ui = controls(() => player?.toggle());
   const title = h('h1', { class: 'player-title' }, [id]);
-  const status = note('Loading…');
+  const status = note('Loading…', 'player-note');
   replace(root, [
     h('section', { class: 'view', 'aria-label': 'Recording player' }, [
       h('div', { class: 'view-head' }, [
@@ -159,7 +159,9 @@ export function playerView(root: HTMLElement, id: string): () => void {
       ui.seek.max = String(cast.duration);
       ui.seek.disabled = false;
       ui.toggle.disabled = false;
-      status.hidden = true;
+      // Then why its length here is not the list's (idle gaps shortened), if it is not.
+      status.textContent = shortenedNote(cast);
+      status.hidden = status.textContent === '';
       player = new CastPlayer(term, cast, show);
       player.setSpeed(Number(ui.speed.value));
       player.play();

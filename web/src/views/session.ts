@@ -2,6 +2,7 @@ import { promptHeadline } from '../../../src/core/prompt-headline.js';
 import { button, h, replace, replaceIfChanged } from '../dom.js';
 import { recordingId } from '../format.js';
 import { href, sessionRoute } from '../router.js';
+import { ReconnectCountdown } from '../reconnect-countdown.js';
 import { store } from '../store.js';
 import { keyBar, type KeyBar } from '../terminal/key-bar.js';
 import { LiveTerminal, type LinkStatus, type SizeStatus } from '../terminal/live-terminal.js';
@@ -56,12 +57,11 @@ class SessionView {
   private readOnly: boolean;
   /** The terminal's link as last told (the countdown runs while it is `reconnecting`). */
   private linkState: LinkStatus['state'] = 'connecting';
-  /** When the next try to reconnect is due (Date.now() time), while one is scheduled. */
-  private retryAt = 0;
-  /** The countdown's next tick: set only while a reconnect is scheduled. */
-  private countdown: number | undefined;
-  /** Whether the page's events socket was up, to notice it coming back. */
-  private eventsLive = store.status.live;
+  /** "reconnecting in 4 s…" and "Reconnect now", while a reconnect is scheduled. */
+  private readonly countdown = new ReconnectCountdown(
+    (text) => (this.parts.link.textContent = text),
+    () => this.live?.reconnectNow(),
+  );
 
   constructor(
     private readonly root: HTMLElement,
@@ -73,11 +73,7 @@ class SessionView {
       title: h('h1', { class: 'session-title', 'data-testid': 'session-title' }),
       state: h('span'),
       link: h('span', { class: 'link-status', 'data-testid': 'link-status', role: 'status' }),
-      reconnect: button(
-        'Reconnect now',
-        { class: 'btn btn-small', 'data-testid': 'reconnect-now', hidden: true },
-        () => this.live?.reconnectNow(),
-      ),
+      reconnect: this.countdown.button,
       actions: h('div', { class: 'session-actions' }),
       sizeNote: h('p', { class: 'size-note', role: 'status', 'data-testid': 'size-note', hidden: true }),
       fit: button('Fit to this screen', { class: 'btn btn-small', 'data-testid': 'fit', hidden: true }, () =>
@@ -100,14 +96,13 @@ class SessionView {
       // This machine's name, to tell whether the session runs on another one.
       store.on('config', () => this.render()),
       store.on('prompts', () => this.renderStrip()),
-      store.on('status', () => this.onEventsStatus()),
     ];
     this.renderStrip();
   }
 
   dispose(): void {
     this.offs.forEach((off) => off());
-    this.stopCountdown();
+    this.countdown.stop();
     this.live?.dispose();
     this.root.classList.remove('fill');
   }
@@ -241,7 +236,7 @@ class SessionView {
     this.live = null;
     this.search = null;
     this.linkState = 'connecting';
-    this.stopCountdown();
+    this.countdown.stop();
     replace(this.searchSlot, []);
     replace(this.parts.box, []);
   }
@@ -261,16 +256,15 @@ class SessionView {
   }
 
   private onLink(status: LinkStatus): void {
-    const { link, banner, reconnect } = this.parts;
+    const { link, banner } = this.parts;
     if (this.ended || this.elsewhere) return;
     this.linkState = status.state;
-    this.stopCountdown();
     link.dataset.state = status.state;
-    reconnect.hidden = status.state !== 'reconnecting';
-    if (status.state === 'reconnecting') {
-      this.retryAt = Date.now() + status.inMs;
-      this.tickCountdown();
-    } else link.textContent = status.state;
+    if (status.state === 'reconnecting') this.countdown.start(status.inMs);
+    else {
+      this.countdown.stop();
+      link.textContent = status.state;
+    }
     if (status.state === 'live') banner.hidden = true;
     // Until the screen is drawn again no key is sent (the terminal's next size status enables them).
     if (status.state === 'connecting' || status.state === 'reconnecting') this.notLinked();
@@ -280,26 +274,6 @@ class SessionView {
       if (session && runsElsewhere(session)) this.showElsewhere(session);
       else this.showEnded(endedBannerText(session));
     }
-  }
-
-  /** "reconnecting in 4 s…", then 3 s…: a timer per second shown, only while a reconnect is scheduled. */
-  private tickCountdown(): void {
-    const left = this.retryAt - Date.now();
-    this.parts.link.textContent = `reconnecting in ${Math.max(1, Math.ceil(left / 1000))} s…`;
-    if (left > 1000) this.countdown = window.setTimeout(() => this.tickCountdown(), left % 1000 || 1000);
-    else this.countdown = undefined;
-  }
-
-  private stopCountdown(): void {
-    window.clearTimeout(this.countdown);
-    this.countdown = undefined;
-  }
-
-  /** The page's events socket came back: the server is reachable again, so is the terminal (no need to wait). */
-  private onEventsStatus(): void {
-    const live = store.status.live;
-    if (live && !this.eventsLive && this.linkState === 'reconnecting') this.live?.reconnectNow();
-    this.eventsLive = live;
   }
 
   private notLinked(): void {
@@ -338,11 +312,11 @@ class SessionView {
   private showElsewhere(session: Session): void {
     if (!this.elsewhere) this.disconnect();
     this.elsewhere = true;
-    const { banner, link, reconnect } = this.parts;
+    const { banner, link } = this.parts;
     const other = session.host !== store.config?.host;
+    this.countdown.stop();
     link.dataset.state = 'elsewhere';
     link.textContent = other ? `on ${session.host}` : 'not here';
-    reconnect.hidden = true;
     replace(banner, [h('span', {}, [elsewhereText(session)])]);
     banner.hidden = false;
     this.keys.setEnabled(false);
@@ -353,9 +327,8 @@ class SessionView {
   private showEnded(text: string): void {
     this.ended = true;
     this.elsewhere = false;
-    this.stopCountdown();
-    const { banner, link, reconnect } = this.parts;
-    reconnect.hidden = true;
+    this.countdown.stop();
+    const { banner, link } = this.parts;
     link.dataset.state = 'ended';
     link.textContent = 'ended';
     const recording = this.known?.recording ? recordingId(this.known.recording) : null;
