@@ -240,6 +240,27 @@ describe('the live terminal while its socket keeps dropping', () => {
   });
 });
 
+describe('a phone on its side (844 × 390)', () => {
+  it("gives the terminal the app bar's height on a session's page, and keeps the bar elsewhere", async () => {
+    const context = await browser.newContext({
+      viewport: { width: 844, height: 390 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    const p = await context.newPage();
+    const server = new MockServer();
+    server.sessions = [mockSession({ state: 'waiting', pendingPrompts: 1 })];
+    await server.open(p, `#/session/${ID}`);
+    await p.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
+    expect(await p.locator('.topbar').isVisible()).toBe(false);
+    expect(await p.getByTestId('session-title').isVisible()).toBe(true);
+    await p.goto(`${p.url().split('#')[0]}#/`);
+    await p.getByTestId('nav-inbox').waitFor();
+    expect(await p.locator('.topbar').isVisible()).toBe(true);
+    await context.close();
+  });
+});
+
 describe("a structured session's conversation while its socket keeps dropping", () => {
   it('counts down, reconnects now on request or when the events come back', async () => {
     const server = new MockServer();
