@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebPrompt } from '../../src/channels/web/backend.js';
 import { launchChromium, openPage } from '../support/browser.js';
-import { MOCK_ORIGIN, MockServer, mockSession } from '../support/web-app-mock.js';
+import { MOCK_ORIGIN, MockServer, nodeSession } from '../support/web-app-mock.js';
 
 // The inbox of a cluster's hub, from the web app's sources against a scripted server (no build needed): a
 // prompt from a machine that is away says so, and an answer to it says that it waits for that machine (the
@@ -14,14 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-const session = mockSession({
-  host: 'node-b',
-  state: 'waiting',
-  pendingPrompts: 1,
-  runsIn: 'elsewhere',
-  live: false,
-  canType: false,
-});
+const session = nodeSession();
 const PROMPT: WebPrompt = {
   id: 'bbbb1111-2222-3333-4444-555566667777',
   promptId: 'bbbb1111-2222-3333-4444-555566667777',

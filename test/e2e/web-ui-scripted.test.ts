@@ -1,7 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage } from '../support/browser.js';
-import { MockServer, liveConversation, liveTerminal, mockSession } from '../support/web-app-mock.js';
+import {
+  MockServer,
+  liveConversation,
+  liveTerminal,
+  mockSession,
+  nodeSession,
+} from '../support/web-app-mock.js';
 
 // The web app from its sources against a scripted server (test/support/web-app-mock.ts): what a person sees
 // of a session on another machine of a cluster, what asks before it acts, the dashboard and the files page
@@ -15,18 +21,7 @@ beforeAll(async () => {
 afterAll(async () => browser?.close());
 
 const ID = mockSession().id;
-/** A session that runs on node-b, a node of this hub's cluster: listed, stoppable, its terminal not here. */
-const onNode = () =>
-  mockSession({
-    host: 'node-b',
-    state: 'waiting',
-    pendingPrompts: 1,
-    runsIn: 'elsewhere',
-    live: false,
-    canType: false,
-    canStop: true,
-    canRestart: false,
-  });
+const onNode = () => nodeSession();
 
 async function page(screen: 'desktop' | 'phone' = 'desktop'): Promise<Page> {
   const { page } = await openPage(browser, screen);

@@ -84,6 +84,21 @@ export function mockSession(patch: Partial<WebSession> = {}): WebSession {
   };
 }
 
+/** A session that runs on node-b, a node of this hub's cluster: listed, stoppable, its terminal not here. */
+export function nodeSession(patch: Partial<WebSession> = {}): WebSession {
+  return mockSession({
+    host: 'node-b',
+    state: 'waiting',
+    pendingPrompts: 1,
+    runsIn: 'elsewhere',
+    live: false,
+    canType: false,
+    canStop: true,
+    canRestart: false,
+    ...patch,
+  });
+}
+
 /** A terminal socket that shows its screen at once (the page is then "live"). */
 export function liveTerminal(ws: WebSocketRoute): void {
   ws.send(JSON.stringify({ type: 'hello', cols: 80, rows: 24, canType: true }));
