@@ -119,10 +119,17 @@ function comparable(labels: string[]): string[] {
 }
 
 /** One step: the dialog shown, checked against its golden, answered with the golden keys. */
-async function answerStep(id: LiveAgentId, world: World, step: Step, saved: Set<string>): Promise<void> {
+/** `after`: the key of the dialog the run's step before answered. Returns the key of the one answered here. */
+async function answerStep(
+  id: LiveAgentId,
+  world: World,
+  step: Step,
+  saved: Set<string>,
+  after: string | undefined,
+): Promise<string> {
   const expected = readExpected(id, step.golden);
   if (!expected && !RECORD) throw new Error(`no golden case prompts/${id}/${step.golden}: record it`);
-  const prompt = await world.cli.waitForDialog(expected?.prompt?.kind);
+  const prompt = await world.cli.waitForDialog(expected?.prompt?.kind, undefined, after);
   const screen = await world.cli.session.snapshot();
   const action = parseReply(step.reply, prompt);
   const menuKeys = getAgent(id).screens.menuKeys;
@@ -145,7 +152,7 @@ async function answerStep(id: LiveAgentId, world: World, step: Step, saved: Set<
     const next = recorded(shown, readExpected(id, step.golden), fresh, { ...all, [step.reply]: keys ?? [] });
     writeFileSync(path.join(dir, 'expected.json'), JSON.stringify(next, null, 2) + '\n');
     await world.cli.answer(prompt, step.reply);
-    return;
+    return prompt.key;
   }
   const golden = expected!.prompt!;
   const where = `${id}/${step.golden} (reply "${step.reply}") on:\n${screen.text}`;
@@ -160,6 +167,7 @@ async function answerStep(id: LiveAgentId, world: World, step: Step, saved: Set<
   expect(keys, `the keys agent-bridge types for ${where}`).toEqual(goldenKeys);
   // Typed by the driver itself, as any answer is: from the dialog on screen now, one write per key.
   expect(await world.cli.answer(prompt, step.reply), where).toBe(goldenKeys.join(''));
+  return prompt.key;
 }
 
 async function play(id: LiveAgentId, world: World, run: Run, saved: Set<string>): Promise<void> {
@@ -172,7 +180,8 @@ async function play(id: LiveAgentId, world: World, run: Run, saved: Set<string>)
   };
   if (typeof run.reach === 'string') await ctx.send(run.reach);
   else if (run.reach) await run.reach(ctx);
-  for (const step of run.steps) await answerStep(id, world, step, saved);
+  let answered: string | undefined;
+  for (const step of run.steps) answered = await answerStep(id, world, step, saved, answered);
   await run.expect(ctx);
   // A run of its own ends with its process; the others leave the CLI at its input box for the next.
   if (world.cli.exited || run.fresh) return;

@@ -84,16 +84,19 @@ export class LiveCli {
    * A prompt (of `kind`) that has stopped changing: a dialog being drawn may be raised before it takes keys
    * (or with part of its options).
    */
-  async waitForDialog(kind?: string, timeoutMs = 20_000): Promise<DetectedPrompt> {
+  async waitForDialog(kind?: string, timeoutMs = 20_000, after?: string): Promise<DetectedPrompt> {
+    // `after`: the dialog just answered. A busy CLI may draw it once more before it shows the next one (it
+    // wrote something, so the driver raises it again): that is not the dialog waited for.
+    const next = () => (this.prompt && this.prompt.key !== after ? this.prompt : null);
     let prompt = await this.until(
       `a ${kind ?? ''} prompt`,
-      () => (this.prompt && (!kind || this.prompt.kind === kind) ? this.prompt : null),
+      () => (next() && (!kind || this.prompt!.kind === kind) ? this.prompt : null),
       timeoutMs,
     );
     for (;;) {
       await sleep(250);
       if (this.prompt?.key === prompt.key) return prompt;
-      prompt = await this.until('the dialog to settle', () => this.prompt, timeoutMs);
+      prompt = await this.until('the dialog to settle', next, timeoutMs);
     }
   }
 
