@@ -63,6 +63,8 @@ export interface HostedOptions {
   webView: boolean;
   /** `run --no-detach`: the agent ends with this process. */
   endWithController?: boolean;
+  /** The web UI's browsers get the terminal from its host itself, handed over by this process (serve). */
+  viewers?: boolean;
   /** Its finished lines are numbered and kept by the host for the chats (onLines). */
   lines?: boolean;
   /**
@@ -96,7 +98,7 @@ export const BACKGROUND_SESSION = {
 } as const;
 
 /** Serve's own sessions: in session hosts, so a restart of serve loses none; the web may see and type. */
-export const SERVE_HOSTED: HostedOptions = { client: 'serve', webInput: true, webView: true };
+export const SERVE_HOSTED: HostedOptions = { client: 'serve', webInput: true, webView: true, viewers: true };
 
 /** The options a taken-over session runs with: its record's, nothing launched (its host has the agent). */
 export function takeOverSessionOptions(options: TakeOverOptions): AgentSessionOptions {

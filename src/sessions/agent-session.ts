@@ -572,6 +572,7 @@ export class AgentSession {
     this.audit('SESSION_DETACHED', { reason });
     host.connection.send({ type: 'release' });
     host.connection.close();
+    host.viewers?.close();
     this.leave('detached');
     return true;
   }

@@ -52,6 +52,7 @@ export function hostedLaunch(
     endWithController: hosted.endWithController ?? false,
     terminal: hosted.terminal ?? false,
     client: hosted.client,
+    viewers: hosted.viewers ?? false,
     reading: session.reading,
     clock,
   };

@@ -11,6 +11,11 @@ export interface SizeInfo extends CellSize {
 
 interface Seat {
   readOnly: boolean;
+  /**
+   * It drives only for viewers of its own that it relays (serve, for the browsers it serves itself): until it
+   * is active it yields to any viewer, and while it drives unasked the terminal keeps its size.
+   */
+  standIn: boolean;
   /** The size that fits this viewer's screen, once it said so. */
   wanted: CellSize | null;
   /** When it last typed or asked to drive (a counter, not a clock): 0 until it does. */
@@ -56,8 +61,8 @@ export class SizeArbiter<V> {
     return this.driver;
   }
 
-  add(viewer: V, readOnly: boolean): void {
-    this.seats.set(viewer, { readOnly, wanted: null, activeAt: 0, joinedAt: ++this.counter });
+  add(viewer: V, readOnly: boolean, standIn = false): void {
+    this.seats.set(viewer, { readOnly, standIn, wanted: null, activeAt: 0, joinedAt: ++this.counter });
     this.settle(viewer);
   }
 
@@ -87,7 +92,8 @@ export class SizeArbiter<V> {
     const before = this.driver;
     const previousSize = this.size;
     this.driver = this.elect();
-    const wanted = this.driver === null ? null : this.seats.get(this.driver)!.wanted;
+    const seat = this.driver === null ? null : this.seats.get(this.driver)!;
+    const wanted = seat && (!seat.standIn || seat.activeAt > 0) ? seat.wanted : null;
     if (this.apply && wanted && (wanted.cols !== this.size.cols || wanted.rows !== this.size.rows)) {
       this.size = wanted;
       this.apply(wanted);
@@ -106,15 +112,18 @@ export class SizeArbiter<V> {
     let bestSeat: Seat | null = null;
     for (const [viewer, seat] of this.seats) {
       if (seat.readOnly) continue;
-      if (
-        !bestSeat ||
-        seat.activeAt > bestSeat.activeAt ||
-        (seat.activeAt === bestSeat.activeAt && seat.joinedAt < bestSeat.joinedAt)
-      ) {
+      if (!bestSeat || ranksAbove(seat, bestSeat)) {
         best = viewer;
         bestSeat = seat;
       }
     }
     return best;
   }
+}
+
+/** Who drives: the one active last; among those never active, a viewer before a stand-in, then the first come. */
+function ranksAbove(seat: Seat, other: Seat): boolean {
+  if (seat.activeAt !== other.activeAt) return seat.activeAt > other.activeAt;
+  if (seat.standIn !== other.standIn) return !seat.standIn;
+  return seat.joinedAt < other.joinedAt;
 }

@@ -13,6 +13,7 @@ import type {
   AttachOptions,
   RecordingStream,
   TerminalAttachment,
+  TerminalUpgrade,
   TerminalViewer,
   ToolCard,
   WebBackend,
@@ -395,6 +396,14 @@ export class SessionsWebBackend implements WebBackend {
       drive: () => seat.drive(),
       detach: () => seat.leave(),
     };
+  }
+
+  /** A browser's terminal goes to the session host this process started, which serves it from then on. */
+  handOffTerminal(sessionId: string, upgrade: TerminalUpgrade): boolean {
+    const session = this.options.live.get(sessionId);
+    const record = this.options.store.sessions.get(sessionId);
+    if (!session?.terminal || record?.webView === false || this.closed) return false;
+    return session.host?.viewers?.hand(upgrade) ?? false;
   }
 
   onEvent(listener: (event: WebEvent) => void): () => void {

@@ -22,8 +22,8 @@ export class JsonOutputEncoder {
     return new Uint8Array(this.carry);
   }
 
-  /** The JSON string body (without quotes) of `chunk`'s complete characters; the rest waits. */
-  write(chunk: Uint8Array): Buffer {
+  /** The JSON string body (without quotes) of `chunk`'s complete characters, in pieces; the rest waits. */
+  write(chunk: Uint8Array): Buffer[] {
     const bytes = this.carry.length
       ? Buffer.concat([this.carry, chunk])
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -33,7 +33,7 @@ export class JsonOutputEncoder {
   }
 
   /** What is held back, as a StringDecoder's end() gives it. */
-  end(): Buffer {
+  end(): Buffer[] {
     const rest = this.carry;
     this.carry = Buffer.alloc(0);
     return encode(rest);
@@ -41,13 +41,13 @@ export class JsonOutputEncoder {
 }
 
 /** The WebAssembly escaper, made on first use (each thread that records has its own). */
-let escaper: ((bytes: Buffer) => Buffer) | null | undefined;
+let escaper: ((bytes: Buffer) => Buffer[]) | null | undefined;
 
-function encode(bytes: Buffer): Buffer {
-  if (bytes.length === 0) return bytes;
+function encode(bytes: Buffer): Buffer[] {
+  if (bytes.length === 0) return [];
   escaper = escaper === undefined ? jsonEscaper() : escaper;
   if (escaper && isUtf8(bytes)) return escaper(bytes);
-  return Buffer.from(JSON.stringify(bytes.toString('utf8')).slice(1, -1), 'utf8');
+  return [Buffer.from(JSON.stringify(bytes.toString('utf8')).slice(1, -1), 'utf8')];
 }
 
 /**

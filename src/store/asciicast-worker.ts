@@ -90,7 +90,7 @@ function addEvent(recording: Recording, seconds: number, code: 'o' | 'r', pieces
 function addEnd(recording: Recording, seconds: number): void {
   const rest = recording.encoder.end();
   if (rest.length > 0 || seconds - recording.lastSeconds >= END_AFTER_SECONDS)
-    addEvent(recording, seconds, 'o', [rest]);
+    addEvent(recording, seconds, 'o', rest);
 }
 
 function writeLines(recording: Recording): void {
@@ -146,7 +146,7 @@ function handle(record: RingRecord): void {
     addOutput(
       recording,
       seconds,
-      data.map((part) => recording.encoder.write(part)),
+      data.flatMap((part) => recording.encoder.write(part)),
     );
   else if (kind === RECORD_RESIZE)
     addEvent(recording, seconds, 'r', [Buffer.from(JSON.stringify(text(data)).slice(1, -1))]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startWebServer } from '../../src/channels/web/web-server.js';
-import { LAG_LIMIT_BYTES } from '../../src/channels/web/web-sockets.js';
+import { LAG_LIMIT_BYTES } from '../../src/channels/web/terminal-socket.js';
 import { systemClock } from '../../src/core/clock.js';
 import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';

@@ -24,10 +24,10 @@ describe('asciicast output encoding', () => {
         const bodies: Buffer[] = [];
         let from = 0;
         for (const point of [...points, stream.length]) {
-          bodies.push(encoder.write(stream.subarray(from, point)));
+          bodies.push(...encoder.write(stream.subarray(from, point)));
           from = point;
         }
-        bodies.push(encoder.end());
+        bodies.push(...encoder.end());
         const expected = JSON.stringify(stream.toString('utf8')).slice(1, -1);
         // However it is split, the bodies joined are those very bytes.
         expect(Buffer.concat(bodies).toString('utf8')).toBe(expected);
@@ -53,7 +53,7 @@ describe('asciicast output encoding', () => {
         const shifted = Buffer.alloc(stream.length + offset);
         stream.copy(shifted, offset);
         const encoder = new JsonOutputEncoder();
-        const body = Buffer.concat([encoder.write(shifted.subarray(offset)), encoder.end()]);
+        const body = Buffer.concat([...encoder.write(shifted.subarray(offset)), ...encoder.end()]);
         expect(body.toString('utf8')).toBe(JSON.stringify(stream.toString('utf8')).slice(1, -1));
       }),
       { numRuns: 2000 },

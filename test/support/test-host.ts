@@ -55,7 +55,7 @@ export async function startTestHost(
         ...options.session,
       },
     },
-    terminalFd,
+    terminalFd === undefined ? {} : { terminalFd },
   );
   const connections: HostConnection[] = [];
   return {

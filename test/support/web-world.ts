@@ -29,7 +29,7 @@ export class WebWorld {
   /** What the server said in its log (serve's). */
   readonly logged: string[] = [];
   private readonly watchStore: Store;
-  private readonly backend: SessionsWebBackend;
+  readonly backend: SessionsWebBackend;
   private server: { url: string; close(): Promise<void> } | null = null;
 
   constructor(private readonly clock: Clock = systemClock) {

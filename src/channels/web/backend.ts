@@ -127,6 +127,17 @@ export interface TerminalAttachment {
   detach(): void;
 }
 
+/** A browser's WebSocket upgrade of `/ws/terminal/:id`: checked (Host, Origin, token), not yet answered. */
+export interface TerminalUpgrade {
+  /** The connection: a Node socket (typed opaquely here: the browser app reads this file). */
+  socket: unknown;
+  /** The bytes that came after the request's head (none, in practice: the browser waits for the answer). */
+  head: Uint8Array;
+  /** The handshake's own headers (`sec-websocket-*`, `upgrade`, `connection`, `host`, `origin`): no cookie. */
+  headers: Record<string, string>;
+  readOnly: boolean;
+}
+
 /** `queued`: the prompt's machine (`node`, a node of this hub's cluster) is away: the answer waits for it. */
 export type AnswerResult =
   | { ok: true; summary: string; queued: boolean; node?: string }
@@ -168,6 +179,11 @@ export interface WebBackend {
     viewer: TerminalViewer,
     options?: AttachOptions,
   ): Promise<TerminalAttachment | null>;
+  /**
+   * Hands a browser's terminal to the process that holds the terminal, which answers the upgrade and serves it
+   * (true); false: it is served here, through attach().
+   */
+  handOffTerminal?(sessionId: string, upgrade: TerminalUpgrade): boolean;
   onEvent(listener: (event: WebEvent) => void): () => void;
   /** A structured session's conversation as it is now; null when this server has none for it. */
   conversation(sessionId: string): ConversationSnapshot | null;

@@ -53,7 +53,7 @@ export async function startWebServer(
   let own: OwnAddresses | null = null;
   answerErrorsAsApi(server, MAX_BODY_BYTES, options.log);
   guardRequests(server, { tokens, refusals, own: () => own! });
-  await registerSockets(server, options.backend);
+  await registerSockets(server, options.backend, { handOff: !options.tls });
   registerApi(server, options.backend);
   registerFileRoutes(server, options.backend);
   registerConversationRoutes(server, options.backend);

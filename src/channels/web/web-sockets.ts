@@ -1,17 +1,37 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { WebBackend } from './backend.js';
+import { MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from './terminal-socket.js';
 
-/** Larger frames close the socket (1009): input and resize messages are small. */
-export const MAX_FRAME_BYTES = 64 * 1024;
+/** The headers a WebSocket handshake is answered from: all the process a terminal is handed to gets. */
+const HANDSHAKE_HEADERS = [
+  'host',
+  'origin',
+  'upgrade',
+  'connection',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+];
 
-/** Live terminals and change notifications. access-guard.ts has already checked the token and the Origin. */
-export async function registerSockets(server: FastifyInstance, backend: WebBackend): Promise<void> {
+type TerminalRoute = { Params: { id: string }; Querystring: { watch?: string } };
+
+/**
+ * Live terminals and change notifications. access-guard.ts has already checked the token and the Origin.
+ * `handOff`: a terminal's upgrade may be handed to the process holding it (a plain connection; never TLS).
+ */
+export async function registerSockets(
+  server: FastifyInstance,
+  backend: WebBackend,
+  options: { handOff: boolean },
+): Promise<void> {
   const { default: websocket } = await import('@fastify/websocket');
   await server.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
-  server.get<{ Params: { id: string }; Querystring: { watch?: string } }>(
+  const handOff = options.handOff ? handOffTerminals(server, backend) : undefined;
+  server.get<TerminalRoute>(
     '/ws/terminal/:id',
-    { websocket: true },
+    { websocket: true, ...(handOff ? { preHandler: handOff } : {}) },
     (socket, request) => void attachTerminal(socket, request.params.id, backend, request.query.watch === '1'),
   );
   server.get('/ws/events', { websocket: true }, (socket) => {
@@ -20,85 +40,44 @@ export async function registerSockets(server: FastifyInstance, backend: WebBacke
   });
 }
 
-/** The terminal's process went away without an exit (an `agent-bridge run` that ended): the page looks again. */
-export const TERMINAL_GONE = 4410;
-
-/**
- * Backpressure per viewer: one this far behind (a background tab, a slow phone) is sent nothing more; once what
- * it was sent has gone out, it gets the screen as it is then and goes on from there. The others, and the
- * agent, never wait for it.
- */
-export const LAG_LIMIT_BYTES = 4 * 1024 * 1024;
-
 async function attachTerminal(
   socket: WebSocket,
   sessionId: string,
   backend: WebBackend,
   readOnly: boolean,
 ): Promise<void> {
-  let lagging = false;
-  // Frames about the size wait for hello and the screen: the viewer is told its role on joining.
-  let greeted = false;
-  let sizeBeforeHello: object | null = null;
-  // Output is framed as it comes (binary, the same buffer for every viewer: nothing re-encoded per viewer).
-  const attachment = await backend.attach(
-    sessionId,
-    {
-      output: (data) => {
-        if (socket.readyState !== socket.OPEN || lagging) return;
-        if (socket.bufferedAmount <= LAG_LIMIT_BYTES) return void socket.send(data, { binary: true });
-        lagging = true;
-        // A ping goes out after everything queued: its callback says the backlog has left, even if the agent
-        // printed nothing since.
-        socket.ping(undefined, false, (error) => void (error ? undefined : skipAhead()));
-      },
-      exit: (info) => sendJson(socket, { type: 'exit', ...info }),
-      closed: () => socket.close(TERMINAL_GONE, 'the terminal went away'),
-      size: (info) => {
-        if (greeted) sendJson(socket, { type: 'size', ...info });
-        else sizeBeforeHello = { type: 'size', ...info };
-      },
-    },
-    { readOnly },
+  const viewer = new TerminalSocket(socket);
+  const attachment = await backend.attach(sessionId, viewer, { readOnly });
+  if (!attachment) return viewer.close(NO_TERMINAL, 'no such live session');
+  viewer.greet(attachment);
+}
+
+/**
+ * Before the upgrade is answered: a terminal whose process takes its browsers (a session host serve started)
+ * gets the connection, and serve is out of the path between the agent and this browser.
+ */
+function handOffTerminals(
+  server: FastifyInstance,
+  backend: WebBackend,
+): (request: FastifyRequest<TerminalRoute>, reply: FastifyReply) => Promise<void> {
+  // What followed each upgrade's request head, which only the upgrade event carries.
+  const heads = new WeakMap<object, Buffer>();
+  server.server.prependListener('upgrade', (request: object, _socket: unknown, head: Buffer) =>
+    heads.set(request, head),
   );
-  const skipAhead = async () => {
-    const screen = await attachment!.redraw();
-    if (socket.readyState !== socket.OPEN) return;
-    sendJson(socket, { type: 'screen', data: screen });
-    lagging = false;
-  };
-  if (!attachment) {
-    socket.close(4404, 'no such live session');
-    return;
-  }
-  // Gone while it attached: let go at once.
-  if (socket.readyState !== socket.OPEN) return attachment.detach();
-  socket.on('close', () => attachment.detach());
-  const { cols, rows, canType } = attachment;
-  sendJson(socket, { type: 'hello', cols, rows, canType });
-  sendJson(socket, { type: 'screen', data: attachment.screen });
-  greeted = true;
-  if (sizeBeforeHello) sendJson(socket, sizeBeforeHello);
-  socket.on('message', (raw, isBinary) => {
-    if (isBinary) return;
-    let message: { type?: unknown; data?: unknown; cols?: unknown; rows?: unknown } | null;
-    try {
-      message = JSON.parse(String(raw)) as typeof message;
-    } catch {
-      return;
+  return async (request, reply) => {
+    if (!backend.handOffTerminal || !(request.raw as { upgrade?: boolean }).upgrade) return;
+    const headers: Record<string, string> = {};
+    for (const name of HANDSHAKE_HEADERS) {
+      const value = request.headers[name];
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    if (typeof message !== 'object' || message === null) return;
-    if (message.type === 'input' && typeof message.data === 'string') attachment.input(message.data);
-    if (message.type === 'resize' && isSize(message.cols) && isSize(message.rows))
-      attachment.resize(message.cols, message.rows);
-    if (message.type === 'drive') attachment.drive();
-  });
-}
-
-function sendJson(socket: WebSocket, frame: object): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
-}
-
-function isSize(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 2 && value <= 1000;
+    const upgrade = {
+      socket: request.raw.socket,
+      head: heads.get(request.raw) ?? Buffer.alloc(0),
+      headers,
+      readOnly: request.query.watch === '1',
+    };
+    if (backend.handOffTerminal(request.params.id, upgrade)) reply.hijack();
+  };
 }

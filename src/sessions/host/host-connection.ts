@@ -41,6 +41,8 @@ export interface ConnectOptions {
   screens?: boolean;
   /** The host was started with this process's terminal: it writes the output there (protocol 2). */
   direct?: boolean;
+  /** Only watch: the host refuses this client's keys, sizes and Stop. */
+  watch?: boolean;
   clock: Clock;
 }
 
@@ -119,6 +121,7 @@ export class HostConnection {
       output: options.output ?? true,
       screens: options.screens ?? false,
       direct: options.direct ?? false,
+      watch: options.watch ?? false,
       ...(options.size ? { size: options.size } : {}),
       ...(options.linesAfter !== undefined ? { linesAfter: options.linesAfter } : {}),
     };

@@ -17,6 +17,7 @@ import {
   writeSecret,
   type HostPaths,
 } from './host-files.js';
+import { BrowserViewers } from './browser-viewers.js';
 import { serveHost } from './host-server.js';
 import { SessionHost, type HostLaunch } from './session-host.js';
 import { openTerminalSink, TERMINAL_FD } from './terminal-sink.js';
@@ -57,12 +58,14 @@ async function main(): Promise<void> {
     hookToken: start.hookToken,
     clock: systemClock,
   });
+  const viewers = viewersFromSpawner(host);
   host.onEnd({
     // Nobody can read it where the socket is gone (the data folder was removed): nothing is written there.
     told: (report) => existsSync(paths.socket) && writeExitReport(paths.exit, { ...report, at: Date.now() }),
     finished: (_report, recorded) => {
       if (recorded || !host.claimed) rmSync(paths.exit, { force: true });
       removeHostFiles(paths);
+      viewers?.close(1000, 'the session ended');
       void server.close().finally(() => process.exit(0));
     },
   });
@@ -82,6 +85,18 @@ function spawnersTerminal(start: HostStart) {
   if (start.terminal) return openTerminalSink(TERMINAL_FD);
   closeSync(TERMINAL_FD);
   return null;
+}
+
+/**
+ * Started by serve with an IPC channel: the browsers of its web UI are handed over it (browser-viewers.ts),
+ * and go when serve does (they come back through the next serve, which relays them).
+ */
+function viewersFromSpawner(host: SessionHost): BrowserViewers | null {
+  if (!process.send) return null;
+  const viewers = new BrowserViewers(host);
+  process.on('message', (message, handle) => viewers.take(message, handle));
+  process.on('disconnect', () => viewers.close(1001, 'agent-bridge serve stopped'));
+  return viewers;
 }
 
 /**

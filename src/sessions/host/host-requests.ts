@@ -43,6 +43,8 @@ const hello = z.object({
    * host writes the output there itself, once the client says so (`terminal`), instead of over this socket.
    */
   direct: z._default(z.boolean(), false),
+  /** Only watch (a browser's `?watch=1`): this client's keys, sizes and Stop are refused here, whatever it sends. */
+  watch: z._default(z.boolean(), false),
 });
 
 const clientRequests = z.discriminatedUnion('type', [

@@ -15,10 +15,17 @@ export async function viewHosted(
   readOnly: boolean,
   clock: Clock,
 ): Promise<TerminalAttachment | null> {
-  const connection = await HostConnection.open({ dataDir, socket, client: 'web', clock }).catch(() => null);
+  const connection = await HostConnection.open({
+    dataDir,
+    socket,
+    client: 'web',
+    watch: readOnly,
+    clock,
+  }).catch(() => null);
   if (!connection) return null;
   const { welcome } = connection;
-  const canType = welcome.session.webInput && !readOnly;
+  // The host decides (an older one says nothing of it: then by the session's rule here too).
+  const canType = (welcome.canType ?? welcome.session.webInput) && !readOnly;
   let exited = welcome.exit !== null;
   connection.onOutput((chunk) => viewer.output(chunk));
   connection.onFrame((frame) => {

@@ -73,6 +73,8 @@ export type HostFrame =
       /** Output bytes so far: the screen above shows exactly these. */
       outputAt: number;
       control: 'granted' | 'held' | 'waiting' | 'none';
+      /** This client's keys reach the agent (a browser only where the session lets the web type, not watching). */
+      canType?: boolean;
       exit: ExitReport | null;
       /** Protocol 2, a `screens` client: the screen as the host reads it, and whether it is settled now. */
       state?: ScreenState;

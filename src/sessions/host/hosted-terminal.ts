@@ -8,6 +8,7 @@ import { HostConnection, HostUnavailable, loadHostClient } from './host-connecti
 import type { ClientKind, HostedSession } from './host-wire.js';
 import { RemotePort, type HostView } from './remote-port.js';
 import { spawnHost } from './spawn-host.js';
+import type { ViewerHandoff } from './viewer-handoff.js';
 import { packageVersion } from '../../package-files.js';
 
 /** A terminal session whose PTY a session host holds, as its controller (or a plain client) drives it. */
@@ -34,26 +35,31 @@ export interface HostedStart {
   terminal: boolean;
   /** Who starts it: a person's terminal (`run`) or serve. */
   client: ClientKind;
+  /** serve's: browsers' terminals are handed to the host, which serves them (browser-viewers.ts). */
+  viewers: boolean;
   reading: TerminalReadingOptions;
   clock: Clock;
 }
 
 /** Starts the agent in a session host of its own, and connects to it as its controller. */
 export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
-  const launched = spawnHost({
-    dataDir: start.dataDir,
-    session: start.session,
-    args: start.args,
-    env: plainEnv(start.env),
-    cols: start.cols,
-    rows: start.rows,
-    recording: start.recording,
-    lines: start.lines,
-    hookToken: start.hookToken,
-    endWithController: start.endWithController,
-    terminal: start.terminal,
-    version: packageVersion(),
-  });
+  const launched = spawnHost(
+    {
+      dataDir: start.dataDir,
+      session: start.session,
+      args: start.args,
+      env: plainEnv(start.env),
+      cols: start.cols,
+      rows: start.rows,
+      recording: start.recording,
+      lines: start.lines,
+      hookToken: start.hookToken,
+      endWithController: start.endWithController,
+      terminal: start.terminal,
+      version: packageVersion(),
+    },
+    { viewers: start.viewers },
+  );
   void loadHostClient().catch(() => undefined);
   const spawned = await launched;
   // The host reads the screen for us; its output comes here only when asked for (someone watches it here).
@@ -73,7 +79,8 @@ export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
     connection.close();
     throw new HostUnavailable('another process took control of the new session first');
   }
-  return { ...over(connection, viewOf(connection), start.reading), hostProcess: processRef(spawned.hostPid) };
+  const hosted = over(connection, viewOf(connection), start.reading, spawned.viewers);
+  return { ...hosted, hostProcess: processRef(spawned.hostPid) };
 }
 
 /** The terminal driver over a connection to a host, from the screen the host showed it. */
@@ -81,8 +88,9 @@ export function over(
   connection: HostConnection,
   view: HostView,
   reading: TerminalReadingOptions,
+  viewers: ViewerHandoff | null = null,
 ): { terminal: TerminalSession; port: RemotePort; connection: HostConnection } {
-  const port = new RemotePort(connection, view);
+  const port = new RemotePort(connection, view, viewers);
   const screen = RemotePort.screenFor(connection, view, reading.clock ?? systemClock);
   const terminal = new TerminalSession(port, reading, screen);
   port.onTyped((data) => terminal.typedElsewhere(data));

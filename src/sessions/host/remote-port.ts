@@ -11,6 +11,7 @@ import type {
 import type { HostConnection } from './host-connection.js';
 import type { ExitReport } from './host-wire.js';
 import { RemoteScreen } from './remote-screen.js';
+import type { ViewerHandoff } from './viewer-handoff.js';
 
 /** Where a client starts from: the screen the host showed it, and the output it stood for. */
 export interface HostView {
@@ -40,9 +41,14 @@ export class RemotePort implements TerminalPort {
   /** The host writes the output to this process's own terminal (see TerminalPort.terminalOutput). */
   readonly terminalOutput: TerminalOutput | null;
 
+  /**
+   * `viewers`: the host takes browsers' terminals from this process (it started the host); they are let go
+   * with this connection (this process no longer controls the session).
+   */
   constructor(
     readonly connection: HostConnection,
     view: HostView,
+    readonly viewers: ViewerHandoff | null = null,
   ) {
     this.currentSize = { cols: view.cols, rows: view.rows };
     this.exited = new Promise((resolve) => this.exitListeners.push(resolve));
@@ -64,9 +70,10 @@ export class RemotePort implements TerminalPort {
       else if (frame.type === 'typed') for (const listener of this.typedListeners) listener(frame.data);
       else if (frame.type === 'exit') this.ended(frame.report);
     });
-    connection.onClose(() =>
-      this.ended({ exitCode: null, signal: null, stopped: null }, 'its session host ended unexpectedly'),
-    );
+    connection.onClose(() => {
+      viewers?.close();
+      this.ended({ exitCode: null, signal: null, stopped: null }, 'its session host ended unexpectedly');
+    });
     const already = connection.welcome.exit;
     if (already) this.ended(already);
   }

@@ -206,12 +206,13 @@ export class SessionHost {
       return peer.close();
     }
     const direct = hello.direct && this.terminal.claim(hello.client);
+    const mayType = !hello.watch && (hello.client !== 'web' || this.launch.session.webInput);
     const client: Client = {
       peer,
       kind: hello.client,
       wantsOutput: hello.output && !direct,
-      mayType: hello.client !== 'web' || this.launch.session.webInput,
-      drives: hello.drives && (hello.client !== 'web' || this.launch.session.webInput),
+      mayType,
+      drives: hello.drives && mayType,
       released: false,
       screens: hello.screens,
       direct,
@@ -228,7 +229,8 @@ export class SessionHost {
     const welcome = this.welcome(client, hello, control);
     const first = this.clients.size === 0 && !this.first.here;
     this.clients.set(peer, client);
-    this.sizes.add(client, !client.drives);
+    // serve sizes the terminal only for the browsers it relays itself: a viewer of the host's own goes first.
+    this.sizes.add(client, !client.drives, client.kind === 'serve');
     if (hello.size) this.sizes.wants(client, hello.size);
     this.tell(peer, welcome);
     if (control === 'granted') this.grant(client, hello.linesAfter);
@@ -250,6 +252,13 @@ export class SessionHost {
     const controller = this.controller;
     if (controller && controller !== client)
       this.tell(controller.peer, { type: 'typed', data: data.toString('utf8') });
+  }
+
+  /** The screen with all output so far, for a viewer that skipped output: what was gathered goes out first. */
+  async redraw(): Promise<string> {
+    await this.screen.catchUp();
+    this.burst.flush();
+    return this.screen.serialize();
   }
 
   /** Everything else a client asks, checked by the wire already. */
@@ -394,6 +403,7 @@ export class SessionHost {
       // Bytes held for the first client come to it after this welcome: they are not yet on its screen.
       outputAt: this.pty.outputBytes - this.first.heldBytes,
       control,
+      canType: client.mayType,
       exit: this.report,
       ...(client.screens ? { state: this.screen.state(), settled: this.quiet } : {}),
       ...(client.direct ? { direct: true } : {}),

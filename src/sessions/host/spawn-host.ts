@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SpawnError } from '../../drivers/terminal/pty-process.js';
 import { FROM_SOURCES } from '../../package-files.js';
 import type { HostReady, HostStart } from './host-main.js';
+import { viewerHandoff, type ViewerHandoff } from './viewer-handoff.js';
 
 /** A host that has not said it is ready by then is not coming (a loaded machine starts Node in ~1 s). */
 const READY_TIMEOUT_MS = 30_000;
@@ -13,6 +14,8 @@ export interface SpawnedHost {
   hostPid: number;
   agentPid: number;
   socket: string;
+  /** Started with `viewers`: browsers' terminals are handed to it over this. */
+  viewers: ViewerHandoff | null;
 }
 
 interface HostProcess {
@@ -20,6 +23,8 @@ interface HostProcess {
   channel: Socket;
   /** The file descriptor of this process it was given as its terminal (TERMINAL_FD there); null: none. */
   terminal: number | null;
+  /** It has an IPC channel to this process, for browsers' sockets (browser-viewers.ts). */
+  viewers: boolean;
 }
 
 /** This process's own output: where a host writes the agent's output for `run`. */
@@ -37,7 +42,7 @@ let warm: HostProcess | null = null;
  */
 export function prewarmHost(terminal = false): void {
   if (warm) return;
-  const started = startHostProcess(terminal ? STDOUT_FD : null);
+  const started = startHostProcess(terminal ? STDOUT_FD : null, false);
   started.child.unref();
   started.channel.unref();
   started.child.once('exit', () => {
@@ -52,9 +57,9 @@ export function discardPrewarmedHost(): void {
   warm = null;
 }
 
-function takeWarm(terminal: number | null): HostProcess | null {
+function takeWarm(terminal: number | null, viewers: boolean): HostProcess | null {
   const taken = warm;
-  if (taken?.terminal !== terminal) return null;
+  if (taken?.terminal !== terminal || taken.viewers !== viewers) return null;
   warm = null;
   if (!taken || taken.child.exitCode !== null || taken.child.signalCode !== null || taken.channel.destroyed)
     return null;
@@ -65,18 +70,20 @@ function takeWarm(terminal: number | null): HostProcess | null {
 
 /**
  * The host's process: detached (a session and process group of its own, no controlling terminal), reading
- * its launch; `terminal`: this process's file descriptor it gets as its TERMINAL_FD.
+ * its launch; `terminal`: this process's file descriptor it gets as its TERMINAL_FD; `viewers`: an IPC channel
+ * to this process (fd 5), which ends with it.
  */
-function startHostProcess(terminal: number | null): HostProcess {
+function startHostProcess(terminal: number | null, viewers: boolean): HostProcess {
   const given = terminal !== null;
+  const fourth = given ? [terminal] : viewers ? ['ignore' as const] : [];
   const child = spawn(process.execPath, [...hostCommand(), ...(given ? ['--terminal'] : [])], {
     detached: true,
     // The host moves to the data folder once its launch names it: it never holds the folder it was started in.
     cwd: '/',
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe', ...(given ? [terminal] : [])],
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe', ...fourth, ...(viewers ? ['ipc' as const] : [])],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
-  return { child, channel: child.stdio[3] as Socket, terminal };
+  return { child, channel: child.stdio[3] as Socket, terminal, viewers };
 }
 
 /**
@@ -84,9 +91,13 @@ function startHostProcess(terminal: number | null): HostProcess {
  * listens on its socket. An agent that cannot start is a SpawnError, as for a PTY of this process. With
  * `start.terminal` the host writes the output to `terminalFd` of this process (default its stdout).
  */
-export function spawnHost(start: HostStart, terminalFd = STDOUT_FD): Promise<SpawnedHost> {
-  const terminal = start.terminal ? terminalFd : null;
-  const { child, channel } = takeWarm(terminal) ?? startHostProcess(terminal);
+export function spawnHost(
+  start: HostStart,
+  options: { terminalFd?: number; viewers?: boolean } = {},
+): Promise<SpawnedHost> {
+  const terminal = start.terminal ? (options.terminalFd ?? STDOUT_FD) : null;
+  const viewers = options.viewers ?? false;
+  const { child, channel } = takeWarm(terminal, viewers) ?? startHostProcess(terminal, viewers);
   return new Promise<SpawnedHost>((resolve, reject) => {
     let text = '';
     const fail = (error: Error) => {
@@ -116,7 +127,10 @@ export function spawnHost(start: HostStart, terminalFd = STDOUT_FD): Promise<Spa
         return;
       }
       child.unref();
-      resolve({ hostPid: ready.hostPid, agentPid: ready.agentPid, socket: ready.socket });
+      // The channel never keeps this process alive: the host lives on without it.
+      child.channel?.unref();
+      const handoff = viewers && child.connected ? viewerHandoff(child) : null;
+      resolve({ hostPid: ready.hostPid, agentPid: ready.agentPid, socket: ready.socket, viewers: handoff });
     });
     channel.on('error', () => undefined);
     channel.write(JSON.stringify(start) + '\n');

@@ -1,0 +1,39 @@
+import type { ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
+import type { TerminalUpgrade } from '../../channels/web/backend.js';
+import type { ViewerMessage } from './browser-viewers.js';
+
+/** serve's side of the IPC channel it started a session host with: browsers' terminals go over it. */
+export interface ViewerHandoff {
+  /**
+   * Hands a browser's checked, unanswered terminal upgrade to the host, which serves it from then on (true);
+   * false when it cannot (the host is gone, the connection is TLS): serve relays that viewer itself.
+   */
+  hand(upgrade: TerminalUpgrade): boolean;
+  /** This serve lets the session go: the host lets the browsers it was handed go too. */
+  close(): void;
+}
+
+export function viewerHandoff(child: ChildProcess): ViewerHandoff {
+  return {
+    hand(upgrade) {
+      const socket = upgrade.socket;
+      // A TLS connection's keys live in this process: only a plain one can change hands.
+      if (!child.connected || !(socket instanceof Socket) || 'encrypted' in socket) return false;
+      const message: ViewerMessage = {
+        type: 'viewer',
+        headers: upgrade.headers,
+        head: Buffer.from(upgrade.head).toString('base64'),
+        watch: upgrade.readOnly,
+      };
+      // Sent as a socket no server of ours tracks (Node would have the HTTP server ask the host about it before
+      // it could close): it is the host's from now on, and counts as closed here once sent.
+      (socket as { server?: unknown }).server = null;
+      child.send(message, socket, { keepOpen: false }, () => socket.destroy());
+      return true;
+    },
+    close() {
+      if (child.connected) child.disconnect();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { endSessionHosts } from '../support/session-hosts.js';
+import { waitFor } from '../support/wait.js';
+import { WebWorld, type TerminalClient } from '../support/web-world.js';
+
+// Issue 14: a browser watching a session that serve started is handed to the session host, which finishes the
+// WebSocket handshake and serves it: the output goes from the PTY to the browser through one process, not two.
+// The page sees the same protocol (src/channels/web/API.md) as through serve.
+
+let world: WebWorld | null = null;
+afterEach(async () => {
+  if (!world) return;
+  await world.close();
+  await endSessionHosts(path.join(world.dir, 'data'));
+  world = null;
+});
+
+async function startShell(): Promise<{ world: WebWorld; id: string }> {
+  world = await new WebWorld().start();
+  const { id } = await world.json<{ id: string }>('/api/sessions', {
+    method: 'POST',
+    body: JSON.stringify({ agent: 'custom', cwd: world.dir, args: ['bash', '--norc', '--noprofile', '-i'] }),
+  });
+  return { world, id };
+}
+
+async function greeted(client: TerminalClient): Promise<void> {
+  await waitFor('hello and the screen', () => client.json.length >= 2);
+  expect(client.json[0]).toMatchObject({ type: 'hello', canType: true });
+  expect(client.json[1]).toMatchObject({ type: 'screen' });
+}
+
+function closeCode(client: TerminalClient): Promise<number> {
+  return new Promise((resolve) => client.ws.once('close', (code) => resolve(code)));
+}
+
+describe('a browser of a session serve started, served by its session host', () => {
+  it("takes keys and shows output, and keeps doing so once serve's web server has closed", async () => {
+    const { world, id } = await startShell();
+    const viewer = world.terminal(id);
+    await greeted(viewer);
+    viewer.send({ type: 'input', data: 'echo $((6*7))\r' });
+    await waitFor('the output', () => viewer.output.includes('42'));
+    // serve no longer listens: the browser's connection is the host's, not serve's.
+    await world.closeServer();
+    viewer.send({ type: 'input', data: 'echo $((7*8))\r' });
+    await waitFor('output after serve stopped listening', () => viewer.output.includes('56'));
+    viewer.ws.close();
+  });
+
+  it("takes the first viewer's size at once, and keeps it when the viewer leaves", async () => {
+    const { world, id } = await startShell();
+    const first = world.terminal(id);
+    await greeted(first);
+    first.send({ type: 'resize', cols: 100, rows: 30 });
+    await waitFor('the size, its own', () =>
+      first.json.some((f) => f.type === 'size' && f.cols === 100 && f.rows === 30 && f.driving === true),
+    );
+    first.send({ type: 'input', data: 'stty size\r' });
+    await waitFor('the agent at that size', () => first.output.includes('30 100'));
+    const gone = closeCode(first);
+    first.ws.close();
+    await gone;
+    const second = world.terminal(id);
+    await greeted(second);
+    expect(second.json[0]).toMatchObject({ cols: 100, rows: 30 });
+    second.send({ type: 'input', data: 'stty size\r' });
+    await waitFor('still that size', () => second.output.includes('30 100'));
+    second.ws.close();
+  });
+
+  it('is let go when serve lets the session go (1001); the page then comes back through the relay', async () => {
+    const { world, id } = await startShell();
+    const viewer = world.terminal(id);
+    await greeted(viewer);
+    const closed = closeCode(viewer);
+    expect(world.live.get(id)!.detach('serve stopped')).toBe(true);
+    expect(await closed).toBe(1001);
+    // The next viewer is served by serve from the host's socket, as a session serve did not start.
+    const again = world.terminal(id);
+    await waitFor('hello and the screen through the relay', () => again.json.length >= 2);
+    again.send({ type: 'input', data: 'echo $((8*9))\r' });
+    await waitFor('the output through the relay', () => again.output.includes('72'));
+    again.ws.close();
+  });
+
+  it('sends the exit to its browsers, then closes them normally', async () => {
+    const { world, id } = await startShell();
+    const viewer = world.terminal(id);
+    await greeted(viewer);
+    const closed = closeCode(viewer);
+    viewer.send({ type: 'input', data: 'exit 3\r' });
+    await waitFor('the exit', () => viewer.json.some((f) => f.type === 'exit'));
+    expect(viewer.json.find((f) => f.type === 'exit')).toEqual({ type: 'exit', exitCode: 3, signal: null });
+    expect(await closed).toBe(1000);
+  });
+});
