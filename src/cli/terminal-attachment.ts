@@ -81,19 +81,7 @@ export async function attachTerminal(
     options.stop(signal);
     end({ how: 'stopped', signal });
   };
-  let crashed = false;
-  const onCrash = (error: unknown) => {
-    if (crashed) return;
-    crashed = true;
-    try {
-      process.stderr.write(
-        `\r\nagent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\r\n`,
-      );
-    } catch {
-      // nowhere to say it
-    }
-    end({ how: 'detached', why: 'crash' });
-  };
+  const onCrash = crashHandler(() => end({ how: 'detached', why: 'crash' }));
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
   for (const signal of signals) process.on(signal, onSignal);
   process.on('uncaughtException', onCrash);
@@ -155,4 +143,21 @@ function drain(out: NodeJS.WriteStream): Promise<void> {
     if (!out.writableNeedDrain) resolve();
     else out.once('drain', () => resolve());
   });
+}
+
+/** An internal error while attached: said once on the terminal, then `detach` (the session goes on). */
+function crashHandler(detach: () => void): (error: unknown) => void {
+  let crashed = false;
+  return (error) => {
+    if (crashed) return;
+    crashed = true;
+    try {
+      process.stderr.write(
+        `\r\nagent-bridge: internal error: ${error instanceof Error ? error.message : String(error)}\r\n`,
+      );
+    } catch {
+      // nowhere to say it
+    }
+    detach();
+  };
 }
