@@ -17,7 +17,7 @@ import {
   writeSecret,
   type HostPaths,
 } from './host-files.js';
-import { BrowserViewers } from './browser-viewers.js';
+import type { BrowserViewers } from './browser-viewers.js';
 import { serveHost } from './host-server.js';
 import { SessionHost, type HostLaunch } from './session-host.js';
 import { openTerminalSink, TERMINAL_FD } from './terminal-sink.js';
@@ -91,12 +91,16 @@ function spawnersTerminal(start: HostStart) {
  * Started by serve with an IPC channel: the browsers of its web UI are handed over it (browser-viewers.ts),
  * and go when serve does (they come back through the next serve, which relays them).
  */
-function viewersFromSpawner(host: SessionHost): BrowserViewers | null {
+function viewersFromSpawner(host: SessionHost): { close(code: number, reason: string): void } | null {
   if (!process.send) return null;
-  const viewers = new BrowserViewers(host);
-  process.on('message', (message, handle) => viewers.take(message, handle));
-  process.on('disconnect', () => viewers.close(1001, 'agent-bridge serve stopped'));
-  return viewers;
+  // Loaded with the first browser: a host nobody watches from the web never loads the page's protocol.
+  let viewers: Promise<BrowserViewers> | null = null;
+  const loaded = () =>
+    (viewers ??= import('./browser-viewers.js').then(({ BrowserViewers }) => new BrowserViewers(host)));
+  process.on('message', (message, handle) => void loaded().then((v) => v.take(message, handle)));
+  const close = (code: number, reason: string) => void viewers?.then((v) => v.close(code, reason));
+  process.on('disconnect', () => close(1001, 'agent-bridge serve stopped'));
+  return { close };
 }
 
 /**
