@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/store.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE_GRACE_MS } from '../../src/channels/web/connections.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { rawRequest, UPGRADE_HEADERS, type RawExchange } from '../support/raw-http.js';
+import { inputFrame, rawRequest, UPGRADE_HEADERS, type RawExchange } from '../support/raw-http.js';
 import { ServeProcess } from '../support/serve-process.js';
 import { endSessionHosts } from '../support/session-hosts.js';
 import { processExists, waitFor } from '../support/wait.js';
@@ -196,15 +196,4 @@ async function startShell(base: string, token: string, cwd: string): Promise<{ i
   });
   expect(response.status).toBe(201);
   return (await response.json()) as { id: string };
-}
-
-/** A masked client text frame carrying `{"type":"input","data":...}`. */
-function inputFrame(data: string): Buffer {
-  const payload = Buffer.from(JSON.stringify({ type: 'input', data }));
-  const mask = Buffer.from([1, 2, 3, 4]);
-  const length =
-    payload.length < 126
-      ? Buffer.from([0x80 | payload.length])
-      : Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 255]);
-  return Buffer.concat([Buffer.from([0x81]), length, mask, payload.map((byte, i) => byte ^ mask[i % 4]!)]);
 }

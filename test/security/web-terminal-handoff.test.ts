@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import type { TerminalUpgrade } from '../../src/channels/web/backend.js';
 import { BrowserViewers } from '../../src/sessions/host/browser-viewers.js';
 import type { SessionHost } from '../../src/sessions/host/session-host.js';
-import { rawRequest, UPGRADE_HEADERS } from '../support/raw-http.js';
+import { inputFrame, rawRequest, UPGRADE_HEADERS } from '../support/raw-http.js';
 import { endSessionHosts } from '../support/session-hosts.js';
 import { waitFor } from '../support/wait.js';
 import { WEB_TOKEN, WebWorld, type TerminalClient } from '../support/web-world.js';
@@ -127,6 +127,33 @@ describe('handing a browser to the session host', () => {
     expect(watcher.json.some((f) => f.type === 'size' && f.driving === true)).toBe(false);
     watcher.ws.close();
     typer.ws.close();
+  });
+
+  it('loses nothing a client sent before the answer came: in the request’s packet, or just after it', async () => {
+    const { world, id, handed } = await shellWithHandoffs();
+    const { host, url, port } = world;
+    const request = [
+      `GET /ws/terminal/${id} HTTP/1.1`,
+      `Host: ${host}`,
+      `Origin: ${url}`,
+      `Authorization: Bearer ${WEB_TOKEN}`,
+      ...UPGRADE_HEADERS,
+    ].join('\r\n');
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Frames pipelined behind the request, never waiting for the 101: one in the same write, one after.
+    socket.write(Buffer.concat([Buffer.from(`${request}\r\n\r\n`), inputFrame('echo same-$((3+4))\r')]));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    socket.write(inputFrame('echo after-$((5+6))\r'));
+    await waitFor(
+      'both lines run by the shell',
+      () => received.includes('same-7') && received.includes('after-11'),
+    );
+    expect(received).toMatch(/^HTTP\/1\.1 101/);
+    expect(handed).toHaveLength(1);
+    socket.destroy();
   });
 
   it('closes a browser that sends a frame over 64 KB (1009), at the host', async () => {

@@ -73,3 +73,14 @@ export const UPGRADE_HEADERS = [
   'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
   'Sec-WebSocket-Version: 13',
 ];
+
+/** A client's masked WebSocket text frame of the page's `input` message (`data`: the keys), byte for byte. */
+export function inputFrame(data: string): Buffer {
+  const payload = Buffer.from(JSON.stringify({ type: 'input', data }));
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const length =
+    payload.length < 126
+      ? Buffer.from([0x80 | payload.length])
+      : Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 255]);
+  return Buffer.concat([Buffer.from([0x81]), length, mask, payload.map((byte, i) => byte ^ mask[i % 4]!)]);
+}

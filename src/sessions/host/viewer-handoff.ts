@@ -23,7 +23,7 @@ export function viewerHandoff(child: ChildProcess): ViewerHandoff {
       const message: ViewerMessage = {
         type: 'viewer',
         headers: upgrade.headers,
-        head: Buffer.from(upgrade.head).toString('base64'),
+        head: Buffer.concat([upgrade.head, stopReading(socket)]).toString('base64'),
         watch: upgrade.readOnly,
       };
       // Sent as a socket no server of ours tracks (Node would have the HTTP server ask the host about it before
@@ -36,4 +36,16 @@ export function viewerHandoff(child: ChildProcess): ViewerHandoff {
       if (child.connected) child.disconnect();
     },
   };
+}
+
+/**
+ * What the browser sent after its request head and this process read already (it goes with the head), the
+ * socket no longer read here: until the host has it, what arrives waits in the kernel for the host. Node reads
+ * on and drops what it reads once the handle is on its way (nodejs/node#8353, whose maintainers point to
+ * readStop for this; a handle without it is sent as it is).
+ */
+function stopReading(socket: Socket): Buffer {
+  const read = socket.readableLength > 0 ? (socket.read(socket.readableLength) as Buffer | null) : null;
+  (socket as unknown as { _handle?: { readStop?(): number } })._handle?.readStop?.();
+  return read ?? Buffer.alloc(0);
 }
