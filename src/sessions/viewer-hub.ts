@@ -81,9 +81,16 @@ export class ViewerHub {
     for (const viewer of this.viewers) viewer.output(data);
   }
 
+  /**
+   * The agent ended: its viewers are told how. An end nobody knows the manner of (its session host died) is no
+   * exit to show: the viewers are let go and look again (the session is listed crashed).
+   */
   private exit(info: ExitInfo): void {
     this.flush();
-    for (const viewer of this.viewers) viewer.exit({ exitCode: info.exitCode, signal: info.signal });
+    const unknown = info.exitCode === null && info.signal === null;
+    for (const viewer of this.viewers)
+      if (unknown && viewer.closed) viewer.closed();
+      else viewer.exit({ exitCode: info.exitCode, signal: info.signal });
   }
 
   private close(): void {

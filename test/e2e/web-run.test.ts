@@ -6,7 +6,8 @@ import { terminalText, typeLine, useWebE2E } from '../support/web-e2e.js';
 
 // Issue 15, item 6, in Chromium at laptop and phone size: a session started with `agent-bridge run` in a
 // terminal of its own is opened from the web. It is watched (its own terminal keeps the size); keys from the
-// web reach it only when it was started with --web-input, and then Stop (after asking) ends it too.
+// web reach it only when it was started with --web-input, and then Stop (after asking) ends it too; its size
+// is always its own terminal's (no Fit from the web).
 
 const e2e = useWebE2E();
 
@@ -46,10 +47,17 @@ describe.each(['desktop', 'phone'] as ScreenName[])(
       await page.getByTestId('link-status').filter({ hasText: 'live' }).waitFor();
       await typeLine(page, 'echo typed-in-the-e2e.browser-$((5*5))');
       await run.waitForText('typed-in-the-e2e.browser-25');
+      // Typing never sizes it from here: its own terminal does, and the page offers no Fit it cannot do.
+      await expect
+        .poll(() => page.getByTestId('size-note').innerText())
+        .toContain('Sized by the terminal it runs in');
+      expect(await page.getByTestId('fit').isVisible()).toBe(false);
       await page.locator('[data-testid^="stop-"]').click();
       await page.getByTestId('confirm-ok').click();
       expect((await run.waitForExit()).exitCode).toBe(143);
       await expect.poll(() => page.getByTestId('link-status').innerText(), { timeout: 10_000 }).toBe('ended');
+      // Ended: the banner says how; no note about keys or sizes is left under it.
+      expect(await page.getByTestId('size-note').isVisible()).toBe(false);
       await context.close();
     });
   },

@@ -85,6 +85,15 @@ describe('a browser of a session serve started, served by its session host', () 
     again.ws.close();
   });
 
+  it('takes keys a client sends before its hello came', async () => {
+    const { world, id } = await startShell();
+    const viewer = world.terminal(id);
+    await viewer.opened;
+    viewer.send({ type: 'input', data: 'echo early-$((2+3))\r' });
+    await waitFor('the early keys run', () => viewer.output.includes('early-5'));
+    viewer.ws.close();
+  });
+
   it('sends the exit to its browsers, then closes them normally', async () => {
     const { world, id } = await startShell();
     const viewer = world.terminal(id);
@@ -94,5 +103,45 @@ describe('a browser of a session serve started, served by its session host', () 
     await waitFor('the exit', () => viewer.json.some((f) => f.type === 'exit'));
     expect(viewer.json.find((f) => f.type === 'exit')).toEqual({ type: 'exit', exitCode: 3, signal: null });
     expect(await closed).toBe(1000);
+  });
+});
+
+/** Two ways serve relays a session's terminal itself: one it controls but cannot hand over, one it let go. */
+const relays: Array<[string, (world: WebWorld, id: string) => void]> = [
+  [
+    'a session serve controls whose host it cannot hand browsers to',
+    (world, id) => world.live.get(id)!.host!.viewers!.close(),
+  ],
+  ['a session serve let go', (world, id) => expect(world.live.get(id)!.detach('serve restarts')).toBe(true)],
+];
+
+describe.each(relays)('a browser relayed by serve: %s', (_, relay) => {
+  async function relayedShell(): Promise<{ world: WebWorld; id: string }> {
+    const shell = await startShell();
+    relay(shell.world, shell.id);
+    return shell;
+  }
+  it('takes keys sent before its hello, and closes normally after the exit', async () => {
+    const { world, id } = await relayedShell();
+    const viewer = world.terminal(id);
+    await viewer.opened;
+    viewer.send({ type: 'input', data: 'echo early-$((2+3))\r' });
+    await waitFor('the early keys run', () => viewer.output.includes('early-5'));
+    const closed = closeCode(viewer);
+    viewer.send({ type: 'input', data: 'exit 3\r' });
+    await waitFor('the exit', () => viewer.json.some((f) => f.type === 'exit'));
+    expect(viewer.json.find((f) => f.type === 'exit')).toEqual({ type: 'exit', exitCode: 3, signal: null });
+    expect(await closed).toBe(1000);
+  });
+
+  it('lets its browsers go (4410) when the session host dies, rather than show an exit', async () => {
+    const { world, id } = await relayedShell();
+    const viewer = world.terminal(id);
+    await greeted(viewer);
+    const closed = closeCode(viewer);
+    const hostPid = world.store.sessions.get(id)!.sessionHost!.process.pid;
+    process.kill(hostPid, 'SIGKILL');
+    expect(await closed).toBe(4410);
+    expect(viewer.json.some((f) => f.type === 'exit')).toBe(false);
   });
 });

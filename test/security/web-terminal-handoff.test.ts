@@ -156,6 +156,40 @@ describe('handing a browser to the session host', () => {
     socket.destroy();
   });
 
+  it('watches for any ask to watch, however written, on the host as through serve', async () => {
+    const { world, id, handed } = await shellWithHandoffs();
+    const asks = ['?watch=1&watch=1', '?watch', '?watch=true', '?watch=0&watch=1', '?watch=%31'];
+    for (const query of asks) {
+      const viewer = world.terminal(id, query);
+      await greeted(viewer);
+      expect(viewer.json[0], query).toMatchObject({ type: 'hello', canType: false });
+      viewer.ws.close();
+    }
+    const typer = world.terminal(id, '?watch=0');
+    await greeted(typer);
+    expect(typer.json[0]).toMatchObject({ type: 'hello', canType: true });
+    expect(handed.map((h) => h.readOnly)).toEqual([...asks.map(() => true), false]);
+    typer.ws.close();
+  });
+
+  it('hands over only a GET: a HEAD that asks to upgrade is not answered as one', async () => {
+    const { world, id, handed } = await shellWithHandoffs();
+    const { host, url, port } = world;
+    const response = await rawRequest(
+      port,
+      [
+        `HEAD /ws/terminal/${id} HTTP/1.1`,
+        `Host: ${host}`,
+        `Origin: ${url}`,
+        `Authorization: Bearer ${WEB_TOKEN}`,
+        ...UPGRADE_HEADERS,
+      ].join('\r\n'),
+    );
+    expect(response.status).not.toBe(101);
+    expect(handed).toHaveLength(0);
+    response.socket.destroy();
+  });
+
   it('closes a browser that sends a frame over 64 KB (1009), at the host', async () => {
     const { world, id, handed } = await shellWithHandoffs();
     const viewer = world.terminal(id);
@@ -176,6 +210,8 @@ describe("the host's side of a handoff", () => {
     const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
     const browser = net.connect(port, '127.0.0.1');
     browser.on('error', () => undefined);
+    // It reads what it is sent (a 400), or it would never see its end.
+    browser.resume();
     const handed = await accepted;
     return { handed, browser, close: () => server.close() };
   }
@@ -197,7 +233,7 @@ describe("the host's side of a handoff", () => {
       'viewer',
       { type: 'viewer', headers: {}, head: '' },
       { type: 'viewer', headers: { host: 1 }, head: '', watch: false },
-      { type: 'viewer', headers: { host: 'x'.repeat(10_000) }, head: '', watch: false },
+      { type: 'viewer', headers: { host: 'x'.repeat(20_000) }, head: '', watch: false },
       { type: 'stop', headers: {}, head: '', watch: false },
     ];
     for (const message of bad) {

@@ -48,7 +48,7 @@ export interface ClusterNode {
 export type EventFrame = { type: 'sessions' } | { type: 'prompts' } | { type: 'prompt'; prompt: Prompt };
 
 export type TerminalFrame =
-  | { type: 'hello'; cols: number; rows: number; canType?: boolean }
+  | { type: 'hello'; cols: number; rows: number; canType?: boolean; fixedSize?: boolean }
   | { type: 'screen'; data: string }
   | { type: 'size'; cols: number; rows: number; driving: boolean }
   | { type: 'exit'; exitCode: number | null; signal: string | null };

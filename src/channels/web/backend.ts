@@ -115,6 +115,8 @@ export interface TerminalAttachment {
   rows: number;
   /** Keys from this viewer reach the program (false: read-only, by choice or by the session's owner). */
   canType: boolean;
+  /** No viewer sizes it: the terminal it runs in does (a session of `agent-bridge run`). */
+  fixedSize?: boolean;
   /** ANSI that redraws the current screen in a fresh terminal. */
   screen: string;
   /** The same, later: for a viewer that fell behind and skipped output. */

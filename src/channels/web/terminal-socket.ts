@@ -17,6 +17,9 @@ export const TERMINAL_GONE = 4410;
  */
 export const LAG_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/** Frames a viewer may send before it is greeted (each at most MAX_FRAME_BYTES): the rest are dropped. */
+const MAX_EARLY_FRAMES = 64;
+
 /** The widest and tallest terminal a viewer may ask for (the page's own limit too). */
 const MAX_VIEWER_CELLS = 1000;
 
@@ -33,10 +36,17 @@ export class TerminalSocket implements TerminalViewer {
   private greeted = false;
   private sizeBeforeHello: object | null = null;
   private attachment: TerminalAttachment | null = null;
+  /** What the viewer sent before it was attached (a client need not wait for hello): taken in order then. */
+  private early: Array<{ raw: RawData; isBinary: boolean }> | null = [];
 
   constructor(private readonly socket: WebSocket) {
     // A browser that vanishes mid-frame is a closed viewer, nothing more.
     socket.on('error', () => undefined);
+    socket.on('message', (raw, isBinary) => {
+      if (!this.early) return this.received(raw, isBinary);
+      // A client that sends this much before it was even greeted is not a page: it is not heard.
+      if (this.early.length < MAX_EARLY_FRAMES) this.early.push({ raw, isBinary });
+    });
   }
 
   get open(): boolean {
@@ -57,8 +67,10 @@ export class TerminalSocket implements TerminalViewer {
     this.socket.ping(undefined, false, (error) => void (error ? undefined : this.skipAhead()));
   }
 
+  /** The agent ended: said, then the socket closes (1000); the page shows how it ended and asks no more. */
   exit(info: { exitCode: number | null; signal: string | null }): void {
     this.json({ type: 'exit', exitCode: info.exitCode, signal: info.signal });
+    this.close(1000, 'the session ended');
   }
 
   closed(): void {
@@ -82,11 +94,13 @@ export class TerminalSocket implements TerminalViewer {
     this.attachment = attachment;
     this.socket.on('close', () => attachment.detach());
     const { cols, rows, canType } = attachment;
-    this.json({ type: 'hello', cols, rows, canType });
+    this.json({ type: 'hello', cols, rows, canType, ...(attachment.fixedSize ? { fixedSize: true } : {}) });
     this.json({ type: 'screen', data: attachment.screen });
     this.greeted = true;
     if (this.sizeBeforeHello) this.json(this.sizeBeforeHello);
-    this.socket.on('message', (raw, isBinary) => this.received(raw, isBinary));
+    const early = this.early ?? [];
+    this.early = null;
+    for (const { raw, isBinary } of early) this.received(raw, isBinary);
   }
 
   private received(raw: RawData, isBinary: boolean): void {

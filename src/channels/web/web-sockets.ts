@@ -15,7 +15,16 @@ const HANDSHAKE_HEADERS = [
   'sec-websocket-protocol',
 ];
 
-type TerminalRoute = { Params: { id: string }; Querystring: { watch?: string } };
+type TerminalRoute = { Params: { id: string }; Querystring: { watch?: string | string[] } };
+
+/**
+ * `?watch=1` (the page's "Watch only"): only watch. Any `watch` but `watch=0` watches, however often or
+ * however written: an ambiguous ask to watch never comes out as leave to type.
+ */
+export function watchOnly(query: TerminalRoute['Querystring']): boolean {
+  const values = query.watch === undefined ? [] : [query.watch].flat();
+  return values.some((value) => value !== '0');
+}
 
 /**
  * Live terminals and change notifications. access-guard.ts has already checked the token and the Origin.
@@ -32,7 +41,7 @@ export async function registerSockets(
   server.get<TerminalRoute>(
     '/ws/terminal/:id',
     { websocket: true, ...(handOff ? { preHandler: handOff } : {}) },
-    (socket, request) => void attachTerminal(socket, request.params.id, backend, request.query.watch === '1'),
+    (socket, request) => void attachTerminal(socket, request.params.id, backend, watchOnly(request.query)),
   );
   server.get('/ws/events', { websocket: true }, (socket) => {
     const stop = backend.onEvent((event) => socket.send(JSON.stringify(event)));
@@ -66,7 +75,9 @@ function handOffTerminals(
     heads.set(request, head),
   );
   return async (request, reply) => {
-    if (!backend.handOffTerminal || !(request.raw as { upgrade?: boolean }).upgrade) return;
+    // A GET that asks to upgrade, as ws answers no other (fastify's HEAD route shares this handler).
+    if (!backend.handOffTerminal || request.raw.method !== 'GET') return;
+    if (!(request.raw as { upgrade?: boolean }).upgrade) return;
     const headers: Record<string, string> = {};
     for (const name of HANDSHAKE_HEADERS) {
       const value = request.headers[name];
@@ -76,7 +87,7 @@ function handOffTerminals(
       socket: request.raw.socket,
       head: heads.get(request.raw) ?? Buffer.alloc(0),
       headers,
-      readOnly: request.query.watch === '1',
+      readOnly: watchOnly(request.query),
     };
     if (backend.handOffTerminal(request.params.id, upgrade)) reply.hijack();
   };

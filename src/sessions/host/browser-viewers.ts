@@ -6,10 +6,13 @@ import { MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from '../../channels/web
 import { PROTOCOL, type Hello } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
 
-/** A WebSocket handshake's request head is far smaller; anything larger is not one. */
-const MAX_HEADER_CHARS = 8 * 1024;
-/** The bytes a browser sent after its request head, before any answer: none, in practice. */
-const MAX_HEAD_CHARS = 64 * 1024;
+/** Node's HTTP server takes request heads of up to 16 KiB: no header serve passed on is longer. */
+const MAX_HEADER_CHARS = 16 * 1024;
+/**
+ * The bytes a client sent after its request head before any answer, as base64 (none from a page): what serve
+ * read of them, at most a socket's read buffer and the first packet, far below this.
+ */
+const MAX_HEAD_CHARS = 4 * 1024 * 1024;
 
 /**
  * What the spawner (serve) sends with a browser's socket over the IPC channel it started this host with: the

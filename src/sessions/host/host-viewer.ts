@@ -44,6 +44,8 @@ export async function viewHosted(
     cols: welcome.cols,
     rows: welcome.rows,
     canType,
+    // Its person's terminal sizes it: a browser only watches at that size.
+    fixedSize: true,
     screen: welcome.screen,
     redraw: async () => String((await connection.request({ type: 'redraw' })).screen ?? ''),
     input: (data) => {

@@ -14,12 +14,20 @@ export interface ViewerHandoff {
   close(): void;
 }
 
+/**
+ * Sockets on their way to one host, at most: Node sends them one at a time, each once the host said it has the
+ * one before (tens a second); a burst past this is relayed here rather than kept waiting behind the queue.
+ */
+export const MAX_PENDING_HANDOFFS = 8;
+
 export function viewerHandoff(child: ChildProcess): ViewerHandoff {
+  let pending = 0;
   return {
     hand(upgrade) {
       const socket = upgrade.socket;
       // A TLS connection's keys live in this process: only a plain one can change hands.
       if (!child.connected || !(socket instanceof Socket) || 'encrypted' in socket) return false;
+      if (pending >= MAX_PENDING_HANDOFFS) return false;
       const message: ViewerMessage = {
         type: 'viewer',
         headers: upgrade.headers,
@@ -29,7 +37,11 @@ export function viewerHandoff(child: ChildProcess): ViewerHandoff {
       // Sent as a socket no server of ours tracks (Node would have the HTTP server ask the host about it before
       // it could close): it is the host's from now on, and counts as closed here once sent.
       (socket as { server?: unknown }).server = null;
-      child.send(message, socket, { keepOpen: false }, () => socket.destroy());
+      pending++;
+      child.send(message, socket, { keepOpen: false }, () => {
+        pending--;
+        socket.destroy();
+      });
       return true;
     },
     close() {

@@ -26,6 +26,10 @@ export interface SizeStatus {
   canType: boolean;
   /** The terminal is shown smaller than the person's font (another viewer's larger screen). */
   scaled: boolean;
+  /** No viewer sizes it: the terminal it runs in does (a session of `agent-bridge run`). */
+  fixed: boolean;
+  /** The agent ended: nothing is sized or typed any more. */
+  exited: boolean;
 }
 
 export interface LiveTerminalHooks {
@@ -53,6 +57,8 @@ export class LiveTerminal {
   private remote: Cells = { cols: 0, rows: 0 };
   private driving = false;
   private canType = false;
+  /** No viewer sizes this terminal (the server said so in its hello). */
+  private fixedSize = false;
   /** The fit last told to the server. */
   private told: Cells = { cols: 0, rows: 0 };
   private fontSize = ownFontSize();
@@ -240,6 +246,7 @@ export class LiveTerminal {
         this.socket.markHealthy();
         this.remote = { cols: frame.cols, rows: frame.rows };
         this.canType = frame.canType !== false && !this.readOnly;
+        this.fixedSize = frame.fixedSize === true;
         this.driving = false;
         break;
       case 'screen': {
@@ -281,6 +288,11 @@ export class LiveTerminal {
    * Tells the server the size that fits this viewer at the person's font, then shows the terminal: at that
    * size while this viewer drives, else at the driver's size with a font small enough to show it whole.
    */
+  private sizeStatus(scaled: boolean): SizeStatus {
+    const { driving, canType, fixedSize: fixed, exited } = this;
+    return { driving, canType, scaled, fixed, exited };
+  }
+
   private layoutNow(): void {
     if (!this.drawn) return;
     const cell = cellPixels(this.term);
@@ -288,7 +300,7 @@ export class LiveTerminal {
     const room = roomFor(this.term, this.container);
     if (!cell || room.width <= 0 || room.height <= 0) {
       // Nothing to measure yet (hidden, not rendered): whether keys are taken is said all the same.
-      this.hooks.onSize?.({ driving: this.driving, canType: this.canType, scaled: false });
+      this.hooks.onSize?.(this.sizeStatus(false));
       return;
     }
     const ownCell = cellAtFont(cell, current, this.fontSize);
@@ -301,7 +313,7 @@ export class LiveTerminal {
       this.term.resize(shown.cols, shown.rows);
     const font = this.driving ? this.fontSize : fontToShow(shown, room, ownCell, this.fontSize);
     this.container.classList.toggle('letterboxed', !this.driving);
-    this.hooks.onSize?.({ driving: this.driving, canType: this.canType, scaled: font < this.fontSize });
+    this.hooks.onSize?.(this.sizeStatus(font < this.fontSize));
     if (Math.abs(font - current) >= 0.5) {
       this.term.options.fontSize = font;
       // The renderer measures the new font's cells; lay out again with them.

@@ -280,15 +280,20 @@ class SessionView {
     this.showKeys(false, false, 'Not connected: keys typed here are not sent until the terminal is back.');
   }
 
-  private onSize({ driving, canType, scaled }: SizeStatus): void {
+  private onSize({ driving, canType, scaled, fixed, exited }: SizeStatus): void {
+    // Ended: the banner says how; nothing is typed or sized any more.
+    if (exited) return this.showKeys(false, false, '');
+    const smaller = scaled ? ', shown smaller here' : '';
     const text = !canType
       ? this.readOnly
         ? 'Watching only: keys from this page do not reach the program.'
         : 'Watching only: this session takes no keys from the web (start it with agent-bridge run --web-input).'
       : driving
         ? ''
-        : `Sized by another viewer${scaled ? ', shown smaller here' : ''}: type, or Fit to this screen, to size it to this one.`;
-    this.showKeys(canType, canType && !driving, text);
+        : fixed
+          ? `Sized by the terminal it runs in (agent-bridge run)${smaller}.`
+          : `Sized by another viewer${smaller}: type, or Fit to this screen, to size it to this one.`;
+    this.showKeys(canType, canType && !driving && !fixed, text);
   }
 
   /** Whether keys are taken here (the key bar), whether Fit is offered, and the note that says why ('' none). */
