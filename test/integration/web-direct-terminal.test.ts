@@ -12,17 +12,14 @@ let world: WebWorld | null = null;
 afterEach(async () => {
   if (!world) return;
   await world.close();
+  // A session a test let go still runs in its host.
   await endSessionHosts(path.join(world.dir, 'data'));
   world = null;
 });
 
 async function startShell(): Promise<{ world: WebWorld; id: string }> {
   world = await new WebWorld().start();
-  const { id } = await world.json<{ id: string }>('/api/sessions', {
-    method: 'POST',
-    body: JSON.stringify({ agent: 'custom', cwd: world.dir, args: ['bash', '--norc', '--noprofile', '-i'] }),
-  });
-  return { world, id };
+  return { world, id: await world.startShell() };
 }
 
 async function greeted(client: TerminalClient): Promise<void> {
@@ -84,20 +81,36 @@ describe('a browser of a session serve started, served by its session host', () 
     await waitFor('the output through the relay', () => again.output.includes('72'));
     again.ws.close();
   });
+});
 
-  it('takes keys a client sends before its hello came', async () => {
-    const { world, id } = await startShell();
+/** Who serves a browser: the session's host (handed over), or serve relaying it in the two ways it does. */
+const servers: Array<[string, (world: WebWorld, id: string) => void]> = [
+  ['the session host, handed the browser by serve', () => undefined],
+  [
+    'serve, for a session it controls whose host it cannot hand browsers to',
+    (world, id) => world.live.get(id)!.host!.viewers!.close(),
+  ],
+  [
+    'serve, for a session it let go',
+    (world, id) => expect(world.live.get(id)!.detach('serve restarts')).toBe(true),
+  ],
+];
+const relays = servers.slice(1);
+
+/** A shell whose browsers `serveBy` decides who serves. */
+async function shellServedBy(serveBy: (world: WebWorld, id: string) => void) {
+  const shell = await startShell();
+  serveBy(shell.world, shell.id);
+  return shell;
+}
+
+describe.each(servers)('a browser served by %s', (_, serveBy) => {
+  it('takes keys sent before its hello, and closes normally after the exit', async () => {
+    const { world, id } = await shellServedBy(serveBy);
     const viewer = world.terminal(id);
     await viewer.opened;
     viewer.send({ type: 'input', data: 'echo early-$((2+3))\r' });
     await waitFor('the early keys run', () => viewer.output.includes('early-5'));
-    viewer.ws.close();
-  });
-
-  it('sends the exit to its browsers, then closes them normally', async () => {
-    const { world, id } = await startShell();
-    const viewer = world.terminal(id);
-    await greeted(viewer);
     const closed = closeCode(viewer);
     viewer.send({ type: 'input', data: 'exit 3\r' });
     await waitFor('the exit', () => viewer.json.some((f) => f.type === 'exit'));
@@ -106,36 +119,9 @@ describe('a browser of a session serve started, served by its session host', () 
   });
 });
 
-/** Two ways serve relays a session's terminal itself: one it controls but cannot hand over, one it let go. */
-const relays: Array<[string, (world: WebWorld, id: string) => void]> = [
-  [
-    'a session serve controls whose host it cannot hand browsers to',
-    (world, id) => world.live.get(id)!.host!.viewers!.close(),
-  ],
-  ['a session serve let go', (world, id) => expect(world.live.get(id)!.detach('serve restarts')).toBe(true)],
-];
-
-describe.each(relays)('a browser relayed by serve: %s', (_, relay) => {
-  async function relayedShell(): Promise<{ world: WebWorld; id: string }> {
-    const shell = await startShell();
-    relay(shell.world, shell.id);
-    return shell;
-  }
-  it('takes keys sent before its hello, and closes normally after the exit', async () => {
-    const { world, id } = await relayedShell();
-    const viewer = world.terminal(id);
-    await viewer.opened;
-    viewer.send({ type: 'input', data: 'echo early-$((2+3))\r' });
-    await waitFor('the early keys run', () => viewer.output.includes('early-5'));
-    const closed = closeCode(viewer);
-    viewer.send({ type: 'input', data: 'exit 3\r' });
-    await waitFor('the exit', () => viewer.json.some((f) => f.type === 'exit'));
-    expect(viewer.json.find((f) => f.type === 'exit')).toEqual({ type: 'exit', exitCode: 3, signal: null });
-    expect(await closed).toBe(1000);
-  });
-
-  it('lets its browsers go (4410) when the session host dies, rather than show an exit', async () => {
-    const { world, id } = await relayedShell();
+describe.each(relays)('a browser served by %s', (_, serveBy) => {
+  it('is let go (4410) when the session host dies, rather than shown an exit', async () => {
+    const { world, id } = await shellServedBy(serveBy);
     const viewer = world.terminal(id);
     await greeted(viewer);
     const closed = closeCode(viewer);

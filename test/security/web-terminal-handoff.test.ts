@@ -30,6 +30,7 @@ let world: WebWorld | null = null;
 afterEach(async () => {
   if (!world) return;
   await world.close();
+  // A session a test let go still runs in its host.
   await endSessionHosts(path.join(world.dir, 'data'));
   world = null;
 });
@@ -45,11 +46,7 @@ async function shellWithHandoffs(): Promise<{ world: WebWorld; id: string; hande
     if (taken) handed.push(upgrade);
     return taken;
   };
-  const { id } = await world.json<{ id: string }>('/api/sessions', {
-    method: 'POST',
-    body: JSON.stringify({ agent: 'custom', cwd: world.dir, args: ['bash', '--norc', '--noprofile', '-i'] }),
-  });
-  return { world, id, handed };
+  return { world, id: await world.startShell(), handed };
 }
 
 async function greeted(client: TerminalClient): Promise<void> {

@@ -141,6 +141,15 @@ export class WebWorld {
     this.server = null;
   }
 
+  /** A bash started from the web (POST /api/sessions), as the page starts one: its session id. */
+  async startShell(): Promise<string> {
+    const { id } = await this.json<{ id: string }>('/api/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'custom', cwd: this.dir, args: ['bash', '--norc', '--noprofile', '-i'] }),
+    });
+    return id;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.live.all().map((s) => s.stop()));
     await this.closeServer();

@@ -53,11 +53,6 @@ export class TerminalSocket implements TerminalViewer {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Bytes queued for this viewer and not yet written out. */
-  get backlog(): number {
-    return this.socket.bufferedAmount;
-  }
-
   output(data: Uint8Array): void {
     if (!this.open || this.lagging) return;
     if (this.socket.bufferedAmount <= LAG_LIMIT_BYTES) return void this.socket.send(data, { binary: true });

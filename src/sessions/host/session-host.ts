@@ -284,8 +284,7 @@ export class SessionHost {
         this.stop(`stopped by ${client.kind === 'serve' ? 'agent-bridge serve' : `a ${client.kind} client`}`);
         return this.reply(client, message.req, {});
       case 'redraw':
-        await this.screen.catchUp();
-        return this.reply(client, message.req, { screen: this.screen.serialize() });
+        return this.reply(client, message.req, { screen: await this.redraw() });
       case 'screen':
         await this.screen.catchUp();
         return this.reply(client, message.req, { state: this.screen.state() });
