@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditEntries, CLI, CliUnderPty } from '../support/cli-under-pty.js';
 import { endSessionHosts } from '../support/session-hosts.js';
-import { waitFor } from '../support/wait.js';
+import { endChild, waitFor } from '../support/wait.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -26,13 +26,8 @@ beforeEach(() => {
 });
 afterEach(async () => {
   // The inbox and any detached session host write into the data folder until they end: wait for both.
-  const inbox = watcher;
+  await endChild(watcher);
   watcher = null;
-  if (inbox && inbox.exitCode === null && inbox.signalCode === null) {
-    const exited = new Promise((resolve) => inbox.once('exit', resolve));
-    inbox.kill('SIGTERM');
-    await exited;
-  }
   await Promise.all(runs.splice(0).map((r) => r.stop()));
   await endSessionHosts(path.join(dir, 'data'));
   rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { openStore, type Store } from '../../src/store/store.js';
 import { auditEntries, cli } from '../support/cli-under-pty.js';
 import { ServeProcess } from '../support/serve-process.js';
 import { endSessionHosts } from '../support/session-hosts.js';
-import { processExists, waitFor } from '../support/wait.js';
+import { endChild, processExists, waitFor } from '../support/wait.js';
 
 // Issue 18's proof: `agent-bridge serve` killed with -9 again and again, while its agent prints, while a prompt
 // waits, and while an answer is being typed; each time a new serve takes the session back from its session
@@ -46,7 +46,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  serve?.child.kill('SIGKILL');
+  await endChild(serve?.child, 'SIGKILL');
   serve = null;
   await endSessionHosts(env.AGENT_BRIDGE_HOME!);
   rmSync(dir, { recursive: true, force: true });

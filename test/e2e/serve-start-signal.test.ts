@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/server.js';
 import { ServeProcess } from '../support/serve-process.js';
 import { writeTelegramConfig } from '../support/telegram-setup.js';
+import { endChild } from '../support/wait.js';
 
 // A chat platform slow to answer at start (its getMe hangs): serve waits for it a while before its banner, and
 // a Ctrl-C or SIGTERM in that wait stops it, as at any other time (it used to be heard only once serving).
@@ -19,7 +20,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  if (serve && serve.child.exitCode === null) serve.child.kill('SIGKILL');
+  await endChild(serve?.child, 'SIGKILL');
   serve = null;
   await telegram.close();
   rmSync(dir, { recursive: true, force: true });

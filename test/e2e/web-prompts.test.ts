@@ -59,6 +59,7 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     const other = await openPage(e2e.browser, screen);
     await other.page.goto(e2e.world.url);
     await other.page.getByTestId('sessions').waitFor();
+    const [terminalBefore] = await rect(page, '[data-testid="terminal"]');
     await typeLine(page, 'read -p "Deploy now? (y/n) " a; echo "got [$a]"');
     const notice = other.page.locator('[data-testid^="notice-"]');
     await notice.first().waitFor({ timeout: 15_000 });
@@ -68,6 +69,8 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
       /: Yes or no — Deploy now\? \(y\/n\)$/,
     );
     expect(await page.locator('.prompt-strip-text').innerText()).toBe('Waiting for you: Deploy now? (y/n)');
+    // The strip lies over the terminal: the terminal keeps its size (the program gets no SIGWINCH for it).
+    expect(await rect(page, '[data-testid="terminal"]')).toEqual([terminalBefore]);
     // Not on the session's own terminal: its strip shows it there.
     expect(await page.locator('[data-testid^="notice-"]').count()).toBe(0);
     const [box] = await rect(other.page, '[data-testid^="notice-"]');

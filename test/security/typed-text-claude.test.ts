@@ -6,7 +6,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/serve
 import { claudeBinary, prepareClaudeHome, type ClaudeHome } from '../support/claude-env.js';
 import { CLI, cliJson, CliUnderPty } from '../support/cli-under-pty.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { waitFor } from '../support/wait.js';
+import { endChild, waitFor } from '../support/wait.js';
 
 // Issue 12, item 6, as reported: "no, use a different file name" typed in `approvals --watch` while Claude
 // asked for a Bash permission was typed into Claude's dialog, and its Enter picked "1. Yes": the tool ran.
@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  inbox?.kill('SIGTERM');
+  await endChild(inbox);
   await claude?.stop();
   await fake.close();
   await home.cleanup();

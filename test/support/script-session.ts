@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CLI, cliJson, CliUnderPty } from './cli-under-pty.js';
 import { endSessionHosts } from './session-hosts.js';
-import { waitFor } from './wait.js';
+import { endChild, waitFor } from './wait.js';
 
 /** A prompt as `agent-bridge approvals --json` lists it. */
 export interface ListedPrompt {
@@ -64,7 +64,7 @@ export class ScriptWorld {
   }
 
   async close(): Promise<void> {
-    for (const inbox of this.inboxes.splice(0)) inbox.kill('SIGTERM');
+    await Promise.all(this.inboxes.splice(0).map((inbox) => endChild(inbox)));
     await Promise.all(this.runs.splice(0).map((run) => run.stop()));
     await endSessionHosts(this.env.AGENT_BRIDGE_HOME!);
     rmSync(this.dir, { recursive: true, force: true });

@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process';
+
 /** Polls `check` until it returns a truthy value or the deadline passes; the error names what was awaited. */
 export async function waitFor<T>(
   what: string,
@@ -21,4 +23,18 @@ export function processExists(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Signals a child this test started and waits for its exit (a child still writing into a folder the test
+ * then removes fails the removal with ENOTEMPTY). A child that has already exited is left as it is.
+ */
+export async function endChild(
+  child: ChildProcess | null | undefined,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  await exited;
 }

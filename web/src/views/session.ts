@@ -141,11 +141,14 @@ class SessionView {
         this.moreMenu(),
         parts.actions,
       ]),
-      parts.sizeNote,
       this.searchSlot,
-      parts.strip,
       parts.banner,
-      parts.box,
+      // The notes lie over the terminal's top rows: in the flow, each one shown or hidden would resize the
+      // terminal, and the program would redraw (SIGWINCH) every time a prompt came or went.
+      h('div', { class: 'terminal-area' }, [
+        h('div', { class: 'terminal-notes' }, [parts.sizeNote, parts.strip]),
+        parts.box,
+      ]),
       h('p', { id: HINT_ID, class: 'terminal-hint' }, [
         h('kbd', {}, ['Ctrl']),
         '+',
