@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import type { ReadStream, WriteStream } from 'node:tty';
 
 type Input = NodeJS.ReadStream & Partial<Pick<ReadStream, 'setRawMode' | 'isRaw'>>;
@@ -19,6 +20,22 @@ export class HostTerminal {
 
   get interactive(): boolean {
     return Boolean(this.input.isTTY && this.input.setRawMode);
+  }
+
+  /**
+   * Input that ends after what it held (a pipe, a file, a socket): its end is the agent's end-of-file. Not
+   * /dev/null or another device: started with no input (`< /dev/null`, nohup, a service), the agent's input is
+   * the chats and the web, and it must not read an end the user never typed.
+   */
+  get inputEnds(): boolean {
+    const fd = (this.input as { fd?: unknown }).fd;
+    if (typeof fd !== 'number') return true;
+    try {
+      const stat = fstatSync(fd);
+      return stat.isFIFO() || stat.isFile() || stat.isSocket();
+    } catch {
+      return false;
+    }
   }
 
   size(): { cols: number; rows: number } {

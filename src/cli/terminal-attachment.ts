@@ -55,9 +55,9 @@ export async function attachTerminal(
     if (detach) end({ how: 'detached', why: 'key' });
   };
   // Input from a pipe or a file ends: the agent reads end-of-file, as `script` does it (Ctrl-D; a second one
-  // when a line was left unfinished, which the first only hands over).
+  // when a line was left unfinished, which the first only hands over). /dev/null is no input, not an end.
   const onInputEnd = () => {
-    if (host.interactive || options.readOnly) return;
+    if (host.interactive || options.readOnly || !host.inputEnds) return;
     terminal.userInput(Buffer.from(lastKey === LF || lastKey === CR ? [EOT] : [EOT, EOT]));
   };
   host.input.on('data', onInput);

@@ -310,6 +310,33 @@ describe('agent-bridge run, bad usage', () => {
     expect(partial.stdout).toContain('no newline at the end');
   });
 
+  it('no input (stdin /dev/null, as under nohup or a service) is not an end-of-file: the agent waits for input', () => {
+    // bash's read says 1 at end-of-file, more than 128 when its timeout passes with nothing read.
+    const result = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '-q',
+        '--no-record',
+        'custom',
+        '--',
+        'bash',
+        '--norc',
+        '-c',
+        'read -t 1 a; echo "read said $?"',
+      ],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, AGENT_BRIDGE_HOME: mkdtempSync(join(tmpdir(), 'agent-bridge-e2e-eof-')) },
+        timeout: 30_000,
+      },
+    );
+    expect(result.stdout).toMatch(/read said (\d+)/);
+    expect(Number(/read said (\d+)/.exec(result.stdout)![1])).toBeGreaterThan(128);
+  });
+
   it('an unknown option: exit 2', () => {
     const result = cli('run', 'claude', '--bogus');
     expect(result.status).toBe(2);

@@ -130,4 +130,13 @@ describe.each(relays)('a browser served by %s', (_, serveBy) => {
     expect(await closed).toBe(4410);
     expect(viewer.json.some((f) => f.type === 'exit')).toBe(false);
   });
+
+  it("goes away (1001) when serve's web server closes, as the host's own browsers do", async () => {
+    const { world, id } = await shellServedBy(serveBy);
+    const viewer = world.terminal(id);
+    await greeted(viewer);
+    const closed = closeCode(viewer);
+    await world.closeServer();
+    expect(await closed).toBe(1001);
+  });
 });

@@ -7,6 +7,9 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 /** No terminal to show here (no such live session, or one the web may not see). */
 export const NO_TERMINAL = 4404;
 
+/** serve stopped (RFC 6455's "going away"): the page tries again. */
+export const GOING_AWAY = 1001;
+
 /** The terminal's process went away without an exit (an `agent-bridge run` that ended): the page looks again. */
 export const TERMINAL_GONE = 4410;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { WebBackend } from './backend.js';
-import { MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from './terminal-socket.js';
+import { GOING_AWAY, MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from './terminal-socket.js';
 
 /** The headers a WebSocket handshake is answered from: all the process a terminal is handed to gets. */
 const HANDSHAKE_HEADERS = [
@@ -36,6 +36,12 @@ export async function registerSockets(
   options: { handOff: boolean },
 ): Promise<void> {
   const { default: websocket } = await import('@fastify/websocket');
+  // Before the plugin's own close, which closes its sockets with no code (the page would see 1005).
+  server.addHook('preClose', (done) => {
+    for (const client of server.websocketServer.clients)
+      client.close(GOING_AWAY, 'agent-bridge serve stopped');
+    done();
+  });
   await server.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
   const handOff = options.handOff ? handOffTerminals(server, backend) : undefined;
   server.get<TerminalRoute>(
