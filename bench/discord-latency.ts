@@ -19,7 +19,7 @@ import {
 import { fmt, importDist, percentile, wallClockSkew, wallNow, waitUntil } from './support.js';
 import type { BenchSession, Host } from './telegram-runners.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
-import { atMost, info, measurement, median } from './util.js';
+import { atMost, hostLogTail, info, measurement, median } from './util.js';
 
 const PROMPTS = { quick: 5, full: 40 };
 /** ChannelRelay lets 10 answers per session per minute through: a session never gets more prompts. */
@@ -144,10 +144,10 @@ async function answerAll(
       WAIT_MS,
       `answer ${i} read`,
     );
-    if (got.answer !== 'y')
-      result.problems.push(`${mode.name}, ${token}: the child read "${got.answer}", not "y"`);
     mode.send.push(mode.heldAt.get(token)! - promptAt);
-    mode.answer.push(got.at - pressedAt);
+    // A wrong answer has no latency: it is a problem, and not a sample (it may even come before the press).
+    if (got.answer === 'y') mode.answer.push(got.at - pressedAt);
+    else result.problems.push(`${mode.name}, ${token}: the child read "${got.answer}", not "y"`);
     mode.pressed.set(token, pressedAt);
     mode.read.set(token, got.at);
     // The outcome edit (150 ms after the keys) goes first, so the baselines do not queue behind it.
@@ -295,8 +295,7 @@ async function stopHost(mode: Mode, result: Result): Promise<void> {
 }
 
 function hostLog(mode: Mode): string {
-  const log = mode.host.log().trim();
-  return log ? `; host log: ${log.slice(-600)}` : '';
+  return hostLogTail(mode.host.log());
 }
 
 /** p50 (against a target when given), p90, p95 and p99, as rows of the ratio table (values in ms). */

@@ -12,7 +12,7 @@ import {
   type Host,
 } from './telegram-runners.js';
 import type { Benchmark, BenchContext, Result } from './types.js';
-import { info, measurement, median } from './util.js';
+import { hostLogTail, info, measurement, median } from './util.js';
 
 const PROMPTS = { quick: 5, full: 20 };
 /** ChannelRelay lets 10 answers per session per minute through: a session never gets more prompts. */
@@ -85,10 +85,10 @@ async function answerAll(mode: Mode, session: BenchSession, label: string, count
       WAIT_MS,
       `answer ${i} read`,
     );
-    if (got.answer !== 'y')
-      result.problems.push(`${mode.name}, ${token}: the child read "${got.answer}", not "y"`);
     mode.send.push(sentAt - promptAt);
-    mode.answer.push(got.at - pressedAt);
+    // A wrong answer has no latency: it is a problem, and not a sample (it may even come before the press).
+    if (got.answer === 'y') mode.answer.push(got.at - pressedAt);
+    else result.problems.push(`${mode.name}, ${token}: the child read "${got.answer}", not "y"`);
   }
 }
 
@@ -143,8 +143,7 @@ async function run(ctx: BenchContext): Promise<Result> {
 }
 
 function hostLog(mode: Mode): string {
-  const log = mode.host.log().trim();
-  return log ? `; host log: ${log.slice(-600)}` : '';
+  return hostLogTail(mode.host.log());
 }
 
 function report(result: Result, modes: Mode[]): void {

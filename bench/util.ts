@@ -130,3 +130,12 @@ export function moreReps(done: number, reps: number, figures: Array<[number, num
   if (done < reps) return true;
   return done < NEAR_TARGET_REPS && figures.some(([value, target]) => nearTarget(value, target));
 }
+
+/** A host's log for a problem's text: its end, on one line, with the web UI's token left out. */
+export function hostLogTail(log: string): string {
+  const text = log
+    .trim()
+    .replace(/([?&]token=)[^\s&]+/g, '$1…')
+    .replace(/\s*\n\s*/g, ' | ');
+  return text ? `; host log: ${text.slice(-600)}` : '';
+}
