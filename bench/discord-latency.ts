@@ -263,7 +263,9 @@ async function run(ctx: BenchContext): Promise<Result> {
             mode.skipped = refused[0];
             return stopHost(mode, result); // nothing more to measure there
           }
-          result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}${hostLog(mode)}`);
+          result.problems.push(
+            `${mode.name}, session ${k + 1}: ${error.message}${hostLogTail(mode.host.log())}`,
+          );
         });
       }
     }
@@ -292,10 +294,6 @@ async function stopHost(mode: Mode, result: Result): Promise<void> {
   if (mode.stopped) return;
   mode.stopped = true;
   await mode.host.stop().catch((e: Error) => result.problems.push(`${mode.name}: ${e.message}`));
-}
-
-function hostLog(mode: Mode): string {
-  return hostLogTail(mode.host.log());
 }
 
 /** p50 (against a target when given), p90, p95 and p99, as rows of the ratio table (values in ms). */

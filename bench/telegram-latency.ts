@@ -129,7 +129,9 @@ async function run(ctx: BenchContext): Promise<Result> {
         const exitAtOnce = mode.name === 'serve + run' && k === sessions - 1;
         const label = `${mode.name === 'in-process' ? 'i' : 'x'}${k + 1}`;
         await drive(mode, label, size, exitAtOnce, result).catch((error: Error) =>
-          result.problems.push(`${mode.name}, session ${k + 1}: ${error.message}${hostLog(mode)}`),
+          result.problems.push(
+            `${mode.name}, session ${k + 1}: ${error.message}${hostLogTail(mode.host.log())}`,
+          ),
         );
       }
     }
@@ -140,10 +142,6 @@ async function run(ctx: BenchContext): Promise<Result> {
   }
   report(result, modes);
   return result;
-}
-
-function hostLog(mode: Mode): string {
-  return hostLogTail(mode.host.log());
 }
 
 function report(result: Result, modes: Mode[]): void {

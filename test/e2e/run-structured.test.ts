@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, cli } from '../support/cli-under-pty.js';
-import { waitFor } from '../support/wait.js';
+import { endChild, waitFor } from '../support/wait.js';
 
 const FAKE = path.join(path.dirname(CLI), '..', 'test', 'fakes', 'acp-agent', 'fake-acp-agent.mjs');
 let project: string;
@@ -23,11 +23,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await endChild(child);
   child = null;
   rmSync(project, { recursive: true, force: true });
 });

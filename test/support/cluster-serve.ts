@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { auditEntries, type AuditEntry } from './cli-under-pty.js';
 import { ServeProcess } from './serve-process.js';
-import { waitFor } from './wait.js';
+import { endChild, waitFor } from './wait.js';
 
 /**
  * One machine of a cluster test: a data folder of its own (its store, log and config) and `agent-bridge serve`
@@ -60,10 +60,7 @@ export class ServeMachine {
   async kill(): Promise<void> {
     const child = this.serve?.child;
     this.serve = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await endChild(child, 'SIGKILL');
   }
 
   /** Its audit log, as `agent-bridge logs --json` prints it. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { newUserKey, serverConfig } from '../../src/cluster/server-config.js';
-import { waitFor } from './wait.js';
+import { endChild, waitFor } from './wait.js';
 
 /** Debian's nats-server (CI installs it); null when it is not on this machine. */
 export const NATS_SERVER: string | null = (() => {
@@ -91,10 +91,7 @@ export async function startNats(options: {
   const stop = async () => {
     const running = child;
     child = null;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGTERM');
-    await exited;
+    await endChild(running);
   };
   await launch();
   return {

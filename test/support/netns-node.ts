@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { auditEntries, CLI, type AuditEntry } from './cli-under-pty.js';
 import { endSessionHosts } from './session-hosts.js';
-import { waitFor } from './wait.js';
+import { endChild, waitFor } from './wait.js';
 
 const RELAY = fileURLToPath(new URL('../fixtures/socket-relay.mjs', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -136,11 +136,7 @@ export class NetnsNode {
     await endSessionHosts(this.dataDir);
     const bridge = this.bridge;
     this.bridge = null;
-    if (bridge && !ended(bridge)) {
-      const exited = new Promise((resolve) => bridge.once('exit', resolve));
-      bridge.kill('SIGKILL');
-      await exited;
-    }
+    await endChild(bridge, 'SIGKILL');
     rmSync(this.root, { recursive: true, force: true });
   }
 }
