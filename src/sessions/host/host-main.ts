@@ -19,7 +19,8 @@ import {
 } from './host-files.js';
 import type { BrowserViewers } from './browser-viewers.js';
 import { serveHost } from './host-server.js';
-import { SessionHost, type HostLaunch } from './session-host.js';
+import type { HostLaunch } from './host-wire.js';
+import { SessionHost } from './session-host.js';
 import { openTerminalSink, TERMINAL_FD } from './terminal-sink.js';
 
 /** What the spawner sends: the launch, and the data folder the host's files go in. */

@@ -1,4 +1,5 @@
 import type { ScreenState } from '../../drivers/terminal/screen.js';
+import type { AsciicastHeader } from '../../store/asciicast-writer.js';
 
 /**
  * The session-host protocol: what `run`, `attach` and `serve` (clients) and a session host say over its unix
@@ -140,4 +141,25 @@ export function parseJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** What a session host is started with (by the process that spawns it, over a pipe). */
+export interface HostLaunch {
+  session: HostedSession;
+  args: string[];
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  recording: AsciicastHeader | null;
+  /** Number the lines the program finishes, for the controller's chats (a backlog keeps the newest). */
+  lines: boolean;
+  /** The secret Claude Code's hooks present (their posts reach this host's socket); null: no hooks. */
+  hookToken: string | null;
+  /** `run --no-detach`: the agent ends when its first controller goes without letting go. */
+  endWithController: boolean;
+  /** The host was started with its spawner's terminal: it writes the agent's output there (a `direct` client). */
+  terminal?: boolean;
+  /** How long the host waits for its first client (its spawner) before it ends the agent; FIRST_CLIENT_MS. */
+  firstClientMs?: number;
+  version: string;
 }

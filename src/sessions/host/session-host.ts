@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { ExitInfo } from '../../core/events.js';
 import { ScreenModel, type ScreenState } from '../../drivers/terminal/screen.js';
 import { LocalPty } from '../../drivers/terminal/terminal-port.js';
-import { AsciicastWriter, type AsciicastHeader } from '../../store/asciicast-writer.js';
+import { AsciicastWriter } from '../../store/asciicast-writer.js';
 import { SizeArbiter } from '../viewer-sizes.js';
 import { SpawnerTerminal } from './terminal-sink.js';
 import { FIRST_CLIENT_MS, FirstClient } from './first-client.js';
@@ -17,30 +17,11 @@ import {
   type ClientRequest,
   type ExitReport,
   type Hello,
-  type HostedSession,
   type HostFrame,
+  type HostLaunch,
 } from './host-wire.js';
 
-/** What a session host is started with (by the process that spawns it, over a pipe). */
-export interface HostLaunch {
-  session: HostedSession;
-  args: string[];
-  env: Record<string, string>;
-  cols: number;
-  rows: number;
-  recording: AsciicastHeader | null;
-  /** Number the lines the program finishes, for the controller's chats (a backlog keeps the newest). */
-  lines: boolean;
-  /** The secret Claude Code's hooks present (their posts reach this host's socket); null: no hooks. */
-  hookToken: string | null;
-  /** `run --no-detach`: the agent ends when its first controller goes without letting go. */
-  endWithController: boolean;
-  /** The host was started with its spawner's terminal: it writes the agent's output there (a `direct` client). */
-  terminal?: boolean;
-  /** How long the host waits for its first client (its spawner) before it ends the agent; FIRST_CLIENT_MS. */
-  firstClientMs?: number;
-  version: string;
-}
+export type { HostLaunch };
 
 /** One connection to the host, as the host sees it (the socket server makes them). */
 export interface Peer {
@@ -116,7 +97,7 @@ export class SessionHost {
   /** The spawner's terminal (`direct`), when the host was started with it. */
   private readonly terminal: SpawnerTerminal;
   readonly screen: ScreenModel;
-  /** Output for the clients: a burst goes out in few large messages, an echo at once. */
+  /** Output for the clients over their socket: a burst goes out in few large messages, an echo at once. */
   private readonly burst: BurstGatherer;
 
   private constructor(
@@ -470,24 +451,43 @@ export class SessionHost {
     if (this.first.hold(chunk)) return;
     this.recorder?.output(chunk);
     this.screen.feed(chunk);
-    this.burst.push(chunk);
+    // The spawner's terminal gets each read at once, as from a PTY of its own: a pipe or a tty costs a write
+    // per read, and gathering only kept its reader waiting (`run` 0.80 -> 1.0 of raw node-pty, 100 MiB).
+    const { direct, sockets } = this.outputReaders();
+    if (direct) {
+      this.terminal.write(chunk);
+      this.pauseIfBehind(this.terminal.backlog);
+    }
+    if (sockets) this.burst.push(chunk);
   }
 
+  /** Gathered output to the clients that get it over their socket. */
   private fanOut(data: Buffer): void {
     let backlog = 0;
     for (const client of this.clients.values()) {
-      if (client.direct) {
-        this.terminal.write(data);
-        backlog = Math.max(backlog, this.terminal.backlog);
-      } else if (client.wantsOutput) {
-        client.peer.sendOutput(data);
-        backlog = Math.max(backlog, client.peer.backlog);
-      }
+      if (!client.wantsOutput) continue;
+      client.peer.sendOutput(data);
+      backlog = Math.max(backlog, client.peer.backlog);
     }
-    if (!this.paused && backlog > HIGH_WATER_BYTES) {
-      this.paused = true;
-      this.pty.pause();
+    this.pauseIfBehind(backlog);
+  }
+
+  /** Who reads the output: the spawner's terminal here (`direct`), clients over their socket (`sockets`). */
+  private outputReaders(): { direct: boolean; sockets: boolean } {
+    let direct = false;
+    let sockets = false;
+    for (const client of this.clients.values()) {
+      direct ||= client.direct;
+      sockets ||= client.wantsOutput;
     }
+    return { direct, sockets };
+  }
+
+  /** A client `backlog` bytes behind pauses the agent (backpressure) until every one caught up. */
+  private pauseIfBehind(backlog: number): void {
+    if (this.paused || backlog <= HIGH_WATER_BYTES) return;
+    this.paused = true;
+    this.pty.pause();
   }
 
   /** The screen settled: its `screens` clients read it (their prompt detectors run on it). */
@@ -537,7 +537,6 @@ export class SessionHost {
   private async switchTerminal(client: Client, req: number, on: boolean): Promise<void> {
     if (client.direct && on) this.terminal.start();
     if (client.direct && !on) {
-      this.burst.flush();
       await this.terminal.letGo();
       this.resumeIfDrained();
     }
@@ -587,7 +586,6 @@ export class SessionHost {
       await this.recorder?.close();
       this.recorder = null;
       // The spawner's terminal has every byte before anyone hears of the end (its client then puts it back).
-      this.burst.flush();
       await this.terminal.finish(this.clock, LINGER_MS);
       this.report = report;
       this.hooks.close();
