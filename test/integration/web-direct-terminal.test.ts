@@ -46,6 +46,27 @@ describe('a browser of a session serve started, served by its session host', () 
     viewer.ws.close();
   });
 
+  it('serves every browser of a team that opens at once itself: serve relays none of them', async () => {
+    const { world, id } = await startShell();
+    const backend = world.backend;
+    const handOff = backend.handOffTerminal.bind(backend);
+    let handed = 0;
+    let relayed = 0;
+    backend.handOffTerminal = (session, upgrade) => {
+      const taken = handOff(session, upgrade);
+      if (taken) handed++;
+      else relayed++;
+      return taken;
+    };
+    const team = Array.from({ length: 12 }, () => world.terminal(id));
+    for (const viewer of team) await greeted(viewer);
+    expect({ handed, relayed }).toEqual({ handed: 12, relayed: 0 });
+    team[0]!.send({ type: 'input', data: 'echo $((6*7))\r' });
+    for (const viewer of team)
+      await waitFor('the output at every viewer', () => viewer.output.includes('42'));
+    for (const viewer of team) viewer.ws.close();
+  });
+
   it("takes the first viewer's size at once, and keeps it when the viewer leaves", async () => {
     const { world, id } = await startShell();
     const first = world.terminal(id);

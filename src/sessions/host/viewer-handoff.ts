@@ -16,9 +16,11 @@ export interface ViewerHandoff {
 
 /**
  * Sockets on their way to one host, at most: Node sends them one at a time, each once the host said it has the
- * one before (tens a second); a burst past this is relayed here rather than kept waiting behind the queue.
+ * one before (a few ms each). Every browser of a team watching at once is handed over (one relayed here costs
+ * a second process's copy of every byte for as long as it watches: 8 let 2 of 10 viewers through serve); a
+ * burst past this, or a host too busy to take them, is relayed rather than kept waiting behind the queue.
  */
-export const MAX_PENDING_HANDOFFS = 8;
+export const MAX_PENDING_HANDOFFS = 32;
 
 export function viewerHandoff(child: ChildProcess): ViewerHandoff {
   let pending = 0;
