@@ -14,6 +14,8 @@ export interface PeerServer {
   name: string;
   peer: Exclude<Peer, 'agent-bridge'>;
   url: string;
+  /** The server's process: its CPU (and that of the programs it ran for its clients) is the peer's side. */
+  pid: number;
   stop(): void;
 }
 
@@ -67,7 +69,7 @@ async function startWetty(root: string, workload: string): Promise<PeerServer> {
   );
   const url = `http://127.0.0.1:${port}`;
   await up(`${url}/wetty`, child, 'wetty');
-  return { name: 'wetty', peer: 'wetty', url, stop: stopper(child) };
+  return { name: 'wetty', peer: 'wetty', url, pid: child.pid!, stop: stopper(child) };
 }
 
 async function startTtyd(workload: string): Promise<PeerServer> {
@@ -77,7 +79,7 @@ async function startTtyd(workload: string): Promise<PeerServer> {
   });
   const url = `http://127.0.0.1:${port}`;
   await up(url, child, 'ttyd');
-  return { name: 'ttyd', peer: 'ttyd', url, stop: stopper(child) };
+  return { name: 'ttyd', peer: 'ttyd', url, pid: child.pid!, stop: stopper(child) };
 }
 
 export async function startPeers(root: string, workload: string): Promise<Peers> {

@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fmt, withTimeout } from './support.js';
+import { cpuSnapshot, processCpuMs } from './process-cpu.js';
+import { fmt, waitUntil, withTimeout } from './support.js';
 import type { Benchmark, BenchContext, Ratio, Result } from './types.js';
 import { atLeast, formatBytes, info, measurement, median, MiB, moreReps, round2 } from './util.js';
 import type { Command } from './web-viewers.js';
@@ -15,6 +16,8 @@ import { startPeers, type PeerServer } from './web-peers.js';
 import {
   rawStream,
   startHost,
+  SESSION_WARMUP_BYTES,
+  streamLines,
   workloadLine,
   writeWorkload,
   type Mode,
@@ -31,10 +34,16 @@ const PEER_TARGET = 1;
 /** A peer's 10 clients are 10 programs of their own: a fifth of the size each, to keep the run short. */
 const PEER_MANY_SHARE = 5;
 const STREAM_TIMEOUT_MS = 5 * 60_000;
+const WARM_TIMEOUT_MS = 60_000;
 
 interface Run extends StreamRun {
   /** CPU of this process (server, sessions, node-pty) over the stream, ms. */
   serverCpuMs: number;
+  /**
+   * CPU of the whole server side over the stream, ms: this process, the session host (ours) or the peer's
+   * server, and the workload they ran (from /proc: bench/process-cpu.ts).
+   */
+  serverSideCpuMs: number;
   /** Viewers the server skipped ahead and redrew (by design, when one falls 4 MiB behind). */
   redrawn?: boolean[];
   /** CPU of the viewers' process, ms (WebSocket variants). */
@@ -60,6 +69,18 @@ async function cpuOf<T>(body: () => Promise<T>) {
   return { value, serverCpuMs: (used.user + used.system) / 1000 };
 }
 
+/**
+ * The server side's CPU over `body` (see Run.serverSideCpuMs): `alive`, the peer's server that runs on after
+ * it; `host`, a session host that `body` waits out (its CPU before the stream, its start, is not counted).
+ */
+async function serverSideCpu<T>(body: () => Promise<T>, alive: number[] = [], host: number | null = null) {
+  const before = cpuSnapshot(alive);
+  const hostBefore = host === null ? null : processCpuMs(host);
+  const value = await body();
+  const hostStart = hostBefore ? hostBefore.own + hostBefore.children : 0;
+  return { value, serverSideCpuMs: cpuSnapshot(alive) - before - hostStart };
+}
+
 function inProcess(host: WebHost, file: string): Variant {
   return {
     name: 'in-process viewer',
@@ -73,16 +94,41 @@ function inProcess(host: WebHost, file: string): Variant {
         last = performance.now();
         bytes += data.length;
       });
+      viewer.input(workloadLine(mode, SESSION_WARMUP_BYTES));
+      await waitUntil(
+        () => (bytes >= SESSION_WARMUP_BYTES ? true : undefined),
+        WARM_TIMEOUT_MS,
+        'the warm-up',
+        5,
+      );
+      bytes = 0;
       const typed = performance.now();
-      const { serverCpuMs } = await cpuOf(() => {
-        viewer.input(workloadLine(mode, size));
-        return withTimeout(viewer.exited, STREAM_TIMEOUT_MS, 'the in-process viewer');
-      });
-      viewer.detach();
-      await host.ended(id);
-      return { ms: last - typed, bytes: [bytes], serverCpuMs };
+      const { value, serverSideCpuMs } = await serverSideCpu(
+        async () => {
+          const { serverCpuMs } = await cpuOf(() => {
+            viewer.input(streamLines(mode, size));
+            return withTimeout(viewer.exited, STREAM_TIMEOUT_MS, 'the in-process viewer');
+          });
+          viewer.detach();
+          await host.ended(id);
+          return serverCpuMs;
+        },
+        [],
+        host.hostPid(id),
+      );
+      return { ms: last - typed, bytes: [bytes], serverCpuMs: value, serverSideCpuMs };
     },
   };
+}
+
+/** How a variant's clients attach, and what ends its run (`failed`: the run had a problem). */
+interface Attach {
+  command: Command;
+  done(failed: boolean): Promise<void>;
+  /** The peer's server, which runs on after the run. */
+  alive?: number[];
+  /** The session host the run waits out in done(). */
+  host?: number | null;
 }
 
 /** Clients in the viewers' process: agent-bridge's viewers of one session, or a peer's clients. */
@@ -90,7 +136,7 @@ function clients(
   viewers: ViewerProcess,
   name: string,
   count: number,
-  attach: () => Promise<{ command: Command; done: (run: Run) => Promise<void> }>,
+  attach: () => Promise<Attach>,
   share = 1,
 ): Variant {
   return {
@@ -98,18 +144,41 @@ function clients(
     viewers: count,
     share,
     run: async (mode, size) => {
-      const { command, done } = await attach();
+      const { command, done, alive, host } = await attach();
       await viewers.request(command, 'attached');
-      const line = workloadLine(mode, Math.round(size / share));
-      const { value, serverCpuMs } = await cpuOf(() =>
-        viewers.request({ cmd: 'stream', line, timeoutMs: STREAM_TIMEOUT_MS }, 'streamed'),
+      const warmup = workloadLine(mode, SESSION_WARMUP_BYTES);
+      const warm = {
+        cmd: 'warm',
+        line: warmup,
+        bytes: SESSION_WARMUP_BYTES,
+        timeoutMs: WARM_TIMEOUT_MS,
+      } as const;
+      await viewers.request(warm, 'warmed');
+      const line = streamLines(mode, Math.round(size / share));
+      const measured = await serverSideCpu(
+        async () => {
+          const { value, serverCpuMs } = await cpuOf(() =>
+            viewers.request({ cmd: 'stream', line, timeoutMs: STREAM_TIMEOUT_MS }, 'streamed'),
+          );
+          await viewers.request({ cmd: 'close' }, 'closed');
+          await done(value.exited < count);
+          return { ...value, serverCpuMs };
+        },
+        alive,
+        host,
       );
-      await viewers.request({ cmd: 'close' }, 'closed');
-      const { ms, bytes, cpuMs, frames, redrawn } = value;
-      const run: Run = { ms, bytes, serverCpuMs, viewerCpuMs: cpuMs, frames, redrawn };
-      if (value.exited < count)
-        run.problem = `only ${value.exited} of ${count} clients saw the end within ${STREAM_TIMEOUT_MS / 1000} s`;
-      await done(run);
+      const { ms, bytes, cpuMs, frames, redrawn, serverCpuMs, exited } = measured.value;
+      const run: Run = {
+        ms,
+        bytes,
+        serverCpuMs,
+        serverSideCpuMs: measured.serverSideCpuMs,
+        viewerCpuMs: cpuMs,
+        frames,
+        redrawn,
+      };
+      if (exited < count)
+        run.problem = `only ${exited} of ${count} clients saw the end within ${STREAM_TIMEOUT_MS / 1000} s`;
       return run;
     },
   };
@@ -122,8 +191,10 @@ function variants(host: WebHost, viewers: ViewerProcess, peers: PeerServer[], fi
     share: 1,
     reference: true,
     run: async (mode, size) => {
-      const { value, serverCpuMs } = await cpuOf(() => rawStream(file, mode, size, cwd));
-      return { ...value, serverCpuMs };
+      const { value, serverSideCpuMs } = await serverSideCpu(() =>
+        cpuOf(() => rawStream(file, mode, size, cwd)),
+      );
+      return { ...value.value, serverCpuMs: value.serverCpuMs, serverSideCpuMs };
     },
   };
   const ours = [1, 10].map((count) =>
@@ -137,11 +208,11 @@ function variants(host: WebHost, viewers: ViewerProcess, peers: PeerServer[], fi
         sessionId,
         viewers: count,
       };
-      const done = async (run: Run) => {
-        if (run.problem) await host.stop(sessionId);
+      const done = async (failed: boolean) => {
+        if (failed) await host.stop(sessionId);
         else await host.ended(sessionId);
       };
-      return { command, done };
+      return { command, done, host: host.hostPid(sessionId) };
     }),
   );
   const theirs = peers.flatMap((peer) =>
@@ -153,6 +224,7 @@ function variants(host: WebHost, viewers: ViewerProcess, peers: PeerServer[], fi
         async () => ({
           command: { cmd: 'attach', peer: peer.peer, url: peer.url, viewers: count } satisfies Command,
           done: async () => undefined,
+          alive: [peer.pid],
         }),
         count > 1 ? PEER_MANY_SHARE : 1,
       ),
@@ -203,7 +275,8 @@ async function throughput(ctx: BenchContext, list: Variant[], size: number, resu
         const mbs = expected / 1e6 / (run.ms / 1000);
         ctx.log(
           `  ${mode} #${rep + 1} ${variant.name.padEnd(24)} ${fmt(run.ms).padStart(8)} ms  ${mbs.toFixed(1).padStart(6)} MB/s per client` +
-            `  cpu ${fmt(run.serverCpuMs)} ms${run.viewerCpuMs === undefined ? '' : ` (clients ${fmt(run.viewerCpuMs)})`}`,
+            `  cpu ${fmt(run.serverCpuMs)} ms, server side ${fmt(run.serverSideCpuMs)}` +
+            (run.viewerCpuMs === undefined ? '' : ` (clients ${fmt(run.viewerCpuMs)})`),
         );
       }
     }
@@ -252,6 +325,10 @@ function report(list: Variant[], runs: Runs, mode: Mode, size: number, result: R
         `${mode} CPU, bench process: ${variant.name}`,
         runs.get(variant.name)!.map((r) => r.serverCpuMs),
       ),
+      measurement(
+        `${mode} CPU, server side: ${variant.name}`,
+        runs.get(variant.name)!.map((r) => r.serverSideCpuMs),
+      ),
     );
   result.ratios.push(...targets(list, runs, mode));
   const rawMs = medianOf('raw node-pty', (r) => r.ms);
@@ -272,6 +349,14 @@ function report(list: Variant[], runs: Runs, mode: Mode, size: number, result: R
   result.notes.push(
     `${mode}: bytes per binary frame (first viewer, median): ` +
       framed.map((v) => `${v.name} ${Math.round(size / medianOf(v.name, (r) => r.frames ?? 1))}`).join(', '),
+    `${mode}: CPU of the server side (the bench process, the session host or the peer's server, and the ` +
+      'workload) per MB sent to each client, median ms: ' +
+      list
+        .map((v) => {
+          const mb = (Math.max(1, v.viewers) * size) / v.share / 1e6;
+          return `${v.name} ${round2(medianOf(v.name, (r) => r.serverSideCpuMs) / mb)}`;
+        })
+        .join(', '),
     `${mode}: CPU of the viewers' process per MB, median ms: ` +
       list
         .filter((v) => v.viewers > 0)

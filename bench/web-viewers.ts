@@ -14,6 +14,8 @@ export type Peer = 'agent-bridge' | 'wetty' | 'ttyd';
 
 export type Command =
   | { cmd: 'attach'; peer: Peer; url: string; token?: string; sessionId?: string; viewers: number }
+  /** Types `line` and waits until every client got `bytes` (the session's warm-up), counting from 0 after. */
+  | { cmd: 'warm'; line: string; bytes: number; timeoutMs: number }
   | { cmd: 'stream'; line: string; timeoutMs: number }
   | { cmd: 'echo-mode'; line: string; marker: string }
   | { cmd: 'echo'; char: string }
@@ -36,6 +38,7 @@ export type Reply =
       /** Output messages the first client got. */
       frames: number;
     }
+  | { type: 'warmed' }
   | { type: 'ready' }
   | { type: 'echoed'; ms: number }
   | { type: 'closed' }
@@ -223,15 +226,29 @@ async function attach(command: Extract<Command, { cmd: 'attach' }>): Promise<Rep
 }
 
 /** agent-bridge's viewers share one session: one of them types; a peer's clients each type into their own. */
+function typers(): Client[] {
+  return clients[0] instanceof AgentBridgeClient ? clients.slice(0, 1) : clients;
+}
+
+async function warm(line: string, bytes: number, timeoutMs: number): Promise<Reply> {
+  const deadline = performance.now() + timeoutMs;
+  for (const c of typers()) c.type(line);
+  while (!clients.every((c) => c.bytes >= bytes || c.redraws > 0)) {
+    if (performance.now() > deadline) throw new Error(`the warm-up's ${bytes} bytes did not arrive`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  for (const c of clients) c.reset();
+  return { type: 'warmed' };
+}
+
 async function stream(line: string, timeoutMs: number): Promise<Reply> {
   const cpu = process.cpuUsage();
   const allEnded = new Promise<void>((resolve) => {
     const check = () => clients.every((c) => c.ended) && resolve();
     for (const c of clients) c.onEnd = check;
   });
-  const shared = clients[0] instanceof AgentBridgeClient;
   const typedAt = performance.now();
-  for (const c of shared ? clients.slice(0, 1) : clients) c.type(line);
+  for (const c of typers()) c.type(line);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([allEnded, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
@@ -273,6 +290,8 @@ async function handle(command: Command): Promise<Reply> {
   switch (command.cmd) {
     case 'attach':
       return attach(command);
+    case 'warm':
+      return warm(command.line, command.bytes, command.timeoutMs);
     case 'stream':
       return stream(command.line, command.timeoutMs);
     case 'echo-mode':
