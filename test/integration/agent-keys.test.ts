@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getAgent } from '../../src/agents/registry.js';
 import type { DetectedPrompt } from '../../src/core/prompt.js';
 import { parseReply } from '../../src/core/prompt.js';
+import { INTERRUPT_TRIES } from '../../src/drivers/terminal/interrupt-keys.js';
 import { TerminalSession } from '../../src/drivers/terminal/terminal-session.js';
 import { waitFor } from '../support/wait.js';
 
@@ -84,7 +85,41 @@ const COPILOT_FORM = [
   ' ↑/↓ select · enter accept · ctrl+d decline · esc cancel',
 ];
 
+const RULE = '─'.repeat(100);
+/** Copilot CLI running a command: its input box, and a footer that says Esc twice stops it. */
+const COPILOT_WORKING = [' ● Shell: sleep 60', '', RULE, '❯ ', RULE, ' ○ Working · esc esc interrupt'];
+const COPILOT_IDLE = [' ● Operation cancelled by user', '', RULE, '❯ ', RULE, ' / commands · ? help'];
+
 describe('the agents’ keys in the terminal driver', () => {
+  it('Copilot: /cancel types Esc twice again while the turn goes on (two read at once are one Alt+Esc)', async () => {
+    // The first two presses are lost, as when the CLI was too busy to read each by itself.
+    const { session } = await start('copilot', COPILOT_WORKING, { after: 4, screen: COPILOT_IDLE });
+    await waitFor('the program to draw', async () => (await session.snapshot()).text.includes('Working'));
+    await session.interrupt();
+    expect(got()).toEqual(['1b', '1b', '1b', '1b']);
+    expect((await session.snapshot()).text).toContain('? help');
+    expect(signalled()).toBe('');
+  });
+
+  it('Copilot: /cancel types Esc twice once when the turn stops, and at most three times when it never does', async () => {
+    const stops = await start('copilot', COPILOT_WORKING, { after: 2, screen: COPILOT_IDLE });
+    await waitFor('the program to draw', async () =>
+      (await stops.session.snapshot()).text.includes('Working'),
+    );
+    await stops.session.interrupt();
+    expect(got()).toEqual(['1b', '1b']);
+    await stops.session.stop();
+    rmSync(path.join(dir, 'got'), { force: true });
+    const never = await start('copilot', COPILOT_WORKING);
+    await waitFor('the program to draw', async () =>
+      (await never.session.snapshot()).text.includes('Working'),
+    );
+    await never.session.interrupt();
+    // Done typing: the program reads the last press, and nothing comes after it.
+    await waitFor('the last press read', () => got().length >= 2 * INTERRUPT_TRIES);
+    expect(got()).toEqual(Array.from({ length: 2 * INTERRUPT_TRIES }, () => '1b'));
+  });
+
   it.each(['codex', 'gemini', 'copilot'])(
     '%s: /cancel types Esc, never a SIGINT (which ends the CLI itself)',
     async (agent) => {

@@ -17,6 +17,7 @@ import {
   type BoxFlip,
 } from './reply-keys.js';
 import { encodeTextInput } from './input.js';
+import { typeInterrupt } from './interrupt-keys.js';
 import { submitMessage, submitWordsInPlace, type ScreenWatch, type SubmitContext } from './message-submit.js';
 import type { PtySpawnOptions } from './pty-process.js';
 import { RETRY_SETTLE_MS, ScreenModel, type ScreenSnapshot, type TerminalScreen } from './screen.js';
@@ -519,14 +520,22 @@ export class TerminalSession implements AgentDriver {
    * Stops what the agent is doing: its own interrupt keys where it has them (a TUI that reads its terminal raw
    * exits on a SIGINT it did not expect: Codex, Gemini CLI and Copilot CLI do), else Ctrl-C's SIGINT. Never
    * while a dialog is shown whose Esc exits the agent (a trust prompt): there is nothing running to stop.
+   * Keys of more than one press go again while the agent still works (typeInterrupt); resolves once done.
    */
-  interrupt(): void {
-    if (!this.interruptKeys) return this.pty.interrupt('SIGINT');
+  interrupt(): Promise<void> {
+    if (!this.interruptKeys) return Promise.resolve(this.pty.interrupt('SIGINT'));
     const shown = this.detector?.dialogOn(this.screen.snapshot());
-    if (shown?.dialog?.keys.escape === 'exits') return;
-    // Only the key gap between them: Copilot CLI takes Esc twice as one only within a short time.
-    const keys = this.interruptKeys;
-    void this.pty.inject({ parts: [...keys], gapMs: this.keyGapMs }).catch(() => undefined);
+    if (shown?.dialog?.keys.escape === 'exits') return Promise.resolve();
+    const isIdle = this.vocabulary?.isIdle;
+    const stopped = (screen: ScreenSnapshot) => isIdle?.(screen) || Boolean(this.detector?.dialogOn(screen));
+    return typeInterrupt({
+      port: this.pty,
+      keys: this.interruptKeys,
+      gapMs: this.keyGapMs,
+      // Without a way to see the input box, the keys go once.
+      stoppedWithin: (maxMs) => (isIdle ? this.untilScreen(stopped, maxMs) : Promise.resolve(true)),
+      ending: () => this.stopped || !this.pty.running,
+    }).catch(() => undefined);
   }
 
   async snapshot(): Promise<ScreenSnapshot> {
