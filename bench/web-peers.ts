@@ -92,7 +92,7 @@ export async function startPeers(root: string, workload: string): Promise<Peers>
   }
   if (spawnSync('ttyd', ['--version']).error) {
     peers.skipped.push(
-      'ttyd skipped: not installed (`apt-get install ttyd` where the Debian release packages it; this one does not)',
+      'ttyd skipped: not on the PATH (`apt-get install ttyd` where the release packages it, or build 1.7.7: bench/README.md)',
     );
   } else {
     try {
