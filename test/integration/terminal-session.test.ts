@@ -328,6 +328,21 @@ describe('terminal session in a real PTY', () => {
     expect(statSync(path.join(dir, 'big.txt')).size).toBe(100_000);
   });
 
+  it("keeps a person's keys in order: a key typed right after a large paste never overtakes it", async () => {
+    const { session } = await start('stty raw -echo; head -c 100002 > typed.txt; echo DONE; sleep 30');
+    await new Promise((r) => setTimeout(r, 200));
+    // The paste goes in 4 KB writes, after this turn; the key typed in the same turn waits for it, and the
+    // one typed later (nothing queued) goes at once.
+    session.userInput('x'.repeat(100_000));
+    session.userInput('Y');
+    await new Promise((r) => setTimeout(r, 50));
+    session.userInput('Z');
+    await until(session, 'DONE');
+    const typed = readFileSync(path.join(dir, 'typed.txt'), 'utf8');
+    expect(typed.length).toBe(100_002);
+    expect(typed.slice(-3)).toBe('xYZ');
+  });
+
   it('resizes the terminal the program sees', async () => {
     const { session } = await start('trap "stty size" WINCH; stty size; while true; do sleep 0.05; done');
     await until(session, '24 80');

@@ -59,6 +59,8 @@ export class PtyProcess {
   private exitInfo: ExitInfo | null = null;
   private stopReason: string | undefined;
   private writeQueue: Promise<void> = Promise.resolve();
+  /** Writes in writeQueue not yet done. */
+  private queuedWrites = 0;
   private cols: number;
   private rows: number;
 
@@ -120,10 +122,18 @@ export class PtyProcess {
     else this.exitListeners.push(listener);
   }
 
-  /** Writes in 4 KB chunks, in order across calls. */
+  /**
+   * Writes in 4 KB chunks, in order across calls. A key (one chunk) with nothing queued before it goes at once,
+   * in this turn: whatever the caller does next (telling another process it was typed) never delays the echo.
+   */
   write(data: string | Buffer): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    this.writeQueue = this.writeQueue.then(() => this.writeChunks(bytes));
+    if (this.queuedWrites === 0 && bytes.length <= WRITE_CHUNK_BYTES && this.running) {
+      this.pty.write(bytes);
+      return Promise.resolve();
+    }
+    this.queuedWrites++;
+    this.writeQueue = this.writeQueue.then(() => this.writeChunks(bytes)).finally(() => this.queuedWrites--);
     return this.writeQueue;
   }
 

@@ -449,8 +449,8 @@ export class SessionHost {
 
   private output(chunk: Buffer): void {
     if (this.first.hold(chunk)) return;
-    this.recorder?.output(chunk);
-    this.screen.feed(chunk);
+    // Those who read it first (an echo waits for nothing), then the recording and the screen model, whose
+    // news of output after a settle (`active`) is a write to another process.
     // The spawner's terminal gets each read at once, as from a PTY of its own: a pipe or a tty costs a write
     // per read, and gathering only kept its reader waiting (`run` 0.80 -> 1.0 of raw node-pty, 100 MiB).
     const { direct, sockets } = this.outputReaders();
@@ -459,6 +459,8 @@ export class SessionHost {
       this.pauseIfBehind(this.terminal.backlog);
     }
     if (sockets) this.burst.push(chunk);
+    this.recorder?.output(chunk);
+    this.screen.feed(chunk);
   }
 
   /** Gathered output to the clients that get it over their socket. */
