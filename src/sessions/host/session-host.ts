@@ -449,10 +449,8 @@ export class SessionHost {
 
   private output(chunk: Buffer): void {
     if (this.first.hold(chunk)) return;
-    // Those who read it first (an echo waits for nothing), then the recording and the screen model, whose
-    // news of output after a settle (`active`) is a write to another process.
-    // The spawner's terminal gets each read at once, as from a PTY of its own: a pipe or a tty costs a write
-    // per read, and gathering only kept its reader waiting (`run` 0.80 -> 1.0 of raw node-pty, 100 MiB).
+    // Its readers first (an echo waits for nothing: the screen model's `active` is a write to another process);
+    // the spawner's terminal gets each read at once, as from a PTY of its own (gathering kept it waiting).
     const { direct, sockets } = this.outputReaders();
     if (direct) {
       this.terminal.write(chunk);
