@@ -10,6 +10,7 @@ import { SpawnerTerminal } from './terminal-sink.js';
 import { FIRST_CLIENT_MS, FirstClient } from './first-client.js';
 import { HookRelay, type HookResponder } from './host-hooks.js';
 import { LineBacklog } from './line-backlog.js';
+import { PendingNotices } from './pending-notices.js';
 import {
   OLDEST_PROTOCOL,
   PROTOCOL,
@@ -99,6 +100,8 @@ export class SessionHost {
   readonly screen: ScreenModel;
   /** Output for the clients over their socket: a burst goes out in few large messages, an echo at once. */
   private readonly burst: BurstGatherer;
+  /** `typed` and `active`, a moment later (pending-notices.ts). */
+  private readonly notices: PendingNotices<Peer>;
 
   private constructor(
     readonly launch: HostLaunch,
@@ -109,6 +112,7 @@ export class SessionHost {
     this.terminal = new SpawnerTerminal(terminal, () => this.resumeIfDrained());
     this.screen = new ScreenModel({ cols: launch.cols, rows: launch.rows, clock });
     this.burst = new BurstGatherer(clock, (data) => this.fanOut(data));
+    this.notices = new PendingNotices(clock);
     pty.settleWith((ms) => this.screen.nextSettle(ms));
     this.recorder = launch.recording
       ? new AsciicastWriter(launch.session.recording!, launch.recording, clock, (error) =>
@@ -232,7 +236,7 @@ export class SessionHost {
     this.pty.userInput(data);
     const controller = this.controller;
     if (controller && controller !== client)
-      this.tell(controller.peer, { type: 'typed', data: data.toString('utf8') });
+      this.notices.add(controller.peer, { type: 'typed', data: data.toString('utf8') });
   }
 
   /** The screen with all output so far, for a viewer that skipped output: what was gathered goes out first. */
@@ -295,6 +299,7 @@ export class SessionHost {
     const client = this.clients.get(peer);
     if (!client) return;
     this.clients.delete(peer);
+    this.notices.drop(peer);
     this.sizes.remove(client);
     // Its terminal is the shell's again: nothing more is written there.
     if (client.direct) this.terminal.drop();
@@ -511,7 +516,7 @@ export class SessionHost {
     this.quiet = false;
     this.activeSaidAt = now;
     for (const client of this.clients.values())
-      if (client.screens) client.peer.sendJson({ type: 'active', outputAt });
+      if (client.screens) this.notices.add(client.peer, { type: 'active', outputAt });
   }
 
   /**
@@ -546,6 +551,7 @@ export class SessionHost {
   /** A frame to one client, after the output gathered before it (a screen or an exit never overtakes it). */
   private tell(peer: Peer, frame: HostFrame): void {
     this.burst.flush();
+    this.notices.flush(peer);
     peer.sendJson(frame);
   }
 
