@@ -1,5 +1,13 @@
 import * as z from 'zod/mini';
-import { CLIENT_KINDS, MAX_TERMINAL_SIZE, parseJson } from './host-wire.js';
+import {
+  CLIENT_KINDS,
+  MAX_TERMINAL_SIZE,
+  OLDEST_PROTOCOL,
+  parseJson,
+  PROTOCOL,
+  type HostFrame,
+  type HostLaunch,
+} from './host-wire.js';
 
 /**
  * What a session host takes from its clients (host-wire.ts), checked whole before anything of it is acted on:
@@ -103,4 +111,21 @@ export function parseHello(text: string): Hello | null {
 export function parseRequest(text: string): ClientRequest | null {
   const parsed = clientRequests.safeParse(parseJson(text));
   return parsed.success ? parsed.data : null;
+}
+
+/** Why the host turns a client away after its hello (its protocol is too old, the web may not see this). */
+export function refusalOf(hello: Hello, launch: HostLaunch): Extract<HostFrame, { type: 'refused' }> | null {
+  if (hello.protocol < OLDEST_PROTOCOL)
+    return {
+      type: 'refused',
+      code: 'protocol',
+      reason: `this session host (agent-bridge ${launch.version}) speaks protocol ${OLDEST_PROTOCOL}–${PROTOCOL}, the client ${hello.protocol}: use agent-bridge ${launch.version} or newer`,
+    };
+  if (hello.client === 'web' && !launch.session.webView)
+    return {
+      type: 'refused',
+      code: 'policy',
+      reason: 'this session is not shown on the web (--no-web-view)',
+    };
+  return null;
 }

@@ -11,8 +11,8 @@ import { FIRST_CLIENT_MS, FirstClient } from './first-client.js';
 import { HookRelay, type HookResponder } from './host-hooks.js';
 import { LineBacklog } from './line-backlog.js';
 import { PendingNotices } from './pending-notices.js';
+import { refusalOf } from './host-requests.js';
 import {
-  OLDEST_PROTOCOL,
   PROTOCOL,
   type ClientKind,
   type ClientRequest,
@@ -185,7 +185,7 @@ export class SessionHost {
 
   /** A client whose hello (secret included) was accepted: it is welcomed, or refused with why. */
   async join(peer: Peer, hello: Hello): Promise<void> {
-    const refusal = this.refusal(hello);
+    const refusal = refusalOf(hello, this.launch);
     if (refusal) {
       peer.sendJson(refusal);
       return peer.close();
@@ -337,22 +337,6 @@ export class SessionHost {
   stop(reason: string, signal: NodeJS.Signals = 'SIGTERM'): void {
     this.stopReason ??= { reason, signal };
     void this.pty.stop();
-  }
-
-  private refusal(hello: Hello): Extract<HostFrame, { type: 'refused' }> | null {
-    if (hello.protocol < OLDEST_PROTOCOL)
-      return {
-        type: 'refused',
-        code: 'protocol',
-        reason: `this session host (agent-bridge ${this.launch.version}) speaks protocol ${OLDEST_PROTOCOL}–${PROTOCOL}, the client ${hello.protocol}: use agent-bridge ${this.launch.version} or newer`,
-      };
-    if (hello.client === 'web' && !this.launch.session.webView)
-      return {
-        type: 'refused',
-        code: 'policy',
-        reason: 'this session is not shown on the web (--no-web-view)',
-      };
-    return null;
   }
 
   private controlFor(client: Client, wanted: Hello['control']): 'granted' | 'held' | 'waiting' | 'none' {
