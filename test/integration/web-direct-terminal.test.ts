@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endSessionHosts } from '../support/session-hosts.js';
@@ -65,6 +66,25 @@ describe('a browser of a session serve started, served by its session host', () 
     for (const viewer of team)
       await waitFor('the output at every viewer', () => viewer.output.includes('42'));
     for (const viewer of team) viewer.ws.close();
+  });
+
+  it('lets a browser far behind read to the end and the exit before the host goes', async () => {
+    const { world, id } = await startShell();
+    const socketFile = world.store.sessions.get(id)!.sessionHost!.socket;
+    const slow = world.terminal(id);
+    await greeted(slow);
+    // It reads nothing while the agent prints far more than the kernel holds for it, and ends.
+    slow.ws.pause();
+    slow.send({ type: 'input', data: "head -c 20000000 /dev/zero | tr '\\0' a; exit\r" });
+    await waitFor('the host to finish (its socket removed)', () => !existsSync(socketFile), {
+      timeoutMs: 30_000,
+    });
+    // A host that went at once has gone by now, and what it had not sent yet with it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closed = closeCode(slow);
+    slow.ws.resume();
+    expect(await closed).toBe(1000);
+    expect(slow.json.at(-1)).toMatchObject({ type: 'exit', exitCode: 0 });
   });
 
   it("takes the first viewer's size at once, and keeps it when the viewer leaves", async () => {

@@ -2,9 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import * as z from 'zod/mini';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from '../../channels/web/terminal-socket.js';
 import { PROTOCOL, type Hello } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
+
+/**
+ * How long the browsers may take to read what they were sent and answer the close, once the session ended: a
+ * slow one can be megabytes behind (up to LAG_LIMIT_BYTES queued here, more in the kernel). Past it, the rest
+ * are cut off.
+ */
+export const VIEWERS_CLOSE_GRACE_MS = 10_000;
 
 /** Node's HTTP server takes request heads of up to 16 KiB: no header serve passed on is longer. */
 const MAX_HEADER_CHARS = 16 * 1024;
@@ -38,7 +46,10 @@ export type ViewerMessage = z.infer<typeof viewerMessage>;
 export class BrowserViewers {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
-  constructor(private readonly host: SessionHost) {}
+  constructor(
+    private readonly host: SessionHost,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** A message from the spawner, with a socket or not: a viewer when both are what they must be. */
   take(message: unknown, handle: unknown): void {
@@ -54,9 +65,26 @@ export class BrowserViewers {
     });
   }
 
-  /** Every browser is let go (`code`: 1001, serve went away; 1000, the session ended). */
-  close(code: number, reason: string): void {
-    for (const socket of this.server.clients) socket.close(code, reason);
+  /**
+   * Every browser is let go (`code`: 1001, serve went away; 1000, the session ended), after what it was sent:
+   * resolves once each has closed, or VIEWERS_CLOSE_GRACE_MS later (the rest cut off). The host's process
+   * must not end before: what a slow browser was not yet sent, the end of the output and the exit, would be
+   * lost with it.
+   */
+  async close(code: number, reason: string): Promise<void> {
+    const sockets = [...this.server.clients];
+    const closed = sockets.map((socket) =>
+      socket.readyState === socket.CLOSED
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    );
+    for (const socket of sockets) socket.close(code, reason);
+    let timedOut: () => void = () => undefined;
+    const late = new Promise<void>((resolve) => (timedOut = resolve));
+    const cut = this.clock.after(VIEWERS_CLOSE_GRACE_MS, () => timedOut());
+    await Promise.race([Promise.all(closed), late]);
+    cut.cancel();
+    for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
   }
 }
 

@@ -66,8 +66,9 @@ async function main(): Promise<void> {
     finished: (_report, recorded) => {
       if (recorded || !host.claimed) rmSync(paths.exit, { force: true });
       removeHostFiles(paths);
-      viewers?.close(1000, 'the session ended');
-      void server.close().finally(() => process.exit(0));
+      // The browsers read to the end (the exit last) before the process goes.
+      const browsers = viewers?.close(1000, 'the session ended') ?? Promise.resolve();
+      void Promise.allSettled([browsers, server.close()]).finally(() => process.exit(0));
     },
   });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
@@ -92,15 +93,18 @@ function spawnersTerminal(start: HostStart) {
  * Started by serve with an IPC channel: the browsers of its web UI are handed over it (browser-viewers.ts),
  * and go when serve does (they come back through the next serve, which relays them).
  */
-function viewersFromSpawner(host: SessionHost): { close(code: number, reason: string): void } | null {
+function viewersFromSpawner(
+  host: SessionHost,
+): { close(code: number, reason: string): Promise<void> } | null {
   if (!process.send) return null;
   // Loaded with the first browser: a host nobody watches from the web never loads the page's protocol.
   let viewers: Promise<BrowserViewers> | null = null;
   const loaded = () =>
     (viewers ??= import('./browser-viewers.js').then(({ BrowserViewers }) => new BrowserViewers(host)));
   process.on('message', (message, handle) => void loaded().then((v) => v.take(message, handle)));
-  const close = (code: number, reason: string) => void viewers?.then((v) => v.close(code, reason));
-  process.on('disconnect', () => close(1001, 'agent-bridge serve stopped'));
+  const close = (code: number, reason: string) =>
+    viewers ? viewers.then((v) => v.close(code, reason)) : Promise.resolve();
+  process.on('disconnect', () => void close(1001, 'agent-bridge serve stopped'));
   return { close };
 }
 
