@@ -27,7 +27,6 @@ export async function typeInterrupt(typing: InterruptTyping): Promise<void> {
   for (let tries = 1; ; tries++) {
     await port.inject({ parts: [...keys], gapMs });
     if (keys.length < 2 || tries >= INTERRUPT_TRIES || typing.ending()) return;
-    if (await typing.stoppedWithin(INTERRUPT_CHECK_MS)) return;
-    if (typing.ending()) return;
+    if ((await typing.stoppedWithin(INTERRUPT_CHECK_MS)) || typing.ending()) return;
   }
 }

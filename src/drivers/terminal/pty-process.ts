@@ -123,17 +123,15 @@ export class PtyProcess {
   }
 
   /**
-   * Writes in 4 KB chunks, in order across calls. A key (one chunk) with nothing queued before it goes at once,
-   * in this turn: whatever the caller does next (telling another process it was typed) never delays the echo.
+   * Writes in 4 KB chunks, in order across calls. With nothing queued before it, a write starts at once, in
+   * this turn: whatever the caller does next (telling another process it was typed) never delays the echo.
    */
   write(data: string | Buffer): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (this.queuedWrites === 0 && bytes.length <= WRITE_CHUNK_BYTES && this.running) {
-      this.pty.write(bytes);
-      return Promise.resolve();
-    }
+    const started =
+      this.queuedWrites === 0 ? this.writeChunks(bytes) : this.writeQueue.then(() => this.writeChunks(bytes));
     this.queuedWrites++;
-    this.writeQueue = this.writeQueue.then(() => this.writeChunks(bytes)).finally(() => this.queuedWrites--);
+    this.writeQueue = started.finally(() => this.queuedWrites--);
     return this.writeQueue;
   }
 

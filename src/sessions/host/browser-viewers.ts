@@ -72,19 +72,13 @@ export class BrowserViewers {
    * lost with it.
    */
   async close(code: number, reason: string): Promise<void> {
-    const sockets = [...this.server.clients];
-    const closed = sockets.map((socket) =>
-      socket.readyState === socket.CLOSED
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => socket.once('close', () => resolve())),
-    );
-    for (const socket of sockets) socket.close(code, reason);
-    let timedOut: () => void = () => undefined;
-    const late = new Promise<void>((resolve) => (timedOut = resolve));
-    const cut = this.clock.after(VIEWERS_CLOSE_GRACE_MS, () => timedOut());
-    await Promise.race([Promise.all(closed), late]);
+    for (const socket of this.server.clients) socket.close(code, reason);
+    const cut = this.clock.after(VIEWERS_CLOSE_GRACE_MS, () => {
+      for (const socket of this.server.clients) socket.terminate();
+    });
+    // A server with no HTTP server of its own says it closed once its last client has.
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
     cut.cancel();
-    for (const socket of sockets) if (socket.readyState !== socket.CLOSED) socket.terminate();
   }
 }
 
