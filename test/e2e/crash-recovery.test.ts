@@ -101,8 +101,10 @@ describe('agent-bridge run killed while a prompt waits', () => {
   });
 
   it('with nobody attached, approvals answer takes the session over, types the answer once and lets it go', async () => {
+    // The shell works a moment on the answer before it asks again (as any program on a loaded machine does):
+    // the command that typed the answer sees the next question raised before it lets the session go.
     const script =
-      'read -p "Ship it? (y/n) " a; echo "got $a"; read -p "And tag it? (y/n) " b; echo "tag $b"; sleep 30';
+      'read -p "Ship it? (y/n) " a; sleep 0.5; echo "got $a"; read -p "And tag it? (y/n) " b; echo "tag $b"; sleep 30';
     const started = await cli(['run', '--detach', 'custom', '--', 'bash', '--norc', '-c', script], env);
     expect(started.code).toBe(0);
     const ship = await thePrompt('Ship it?');

@@ -6,6 +6,7 @@ import { parseReply } from '../../src/core/prompt.js';
 import { redactSecrets } from '../../src/core/redact.js';
 import type { ScreenVocabulary } from '../../src/core/screen-vocabulary.js';
 import {
+  ECHO_SUPPRESSION_MS,
   GONE_GRACE_MS,
   PromptDetector,
   STALL_MS,
@@ -328,6 +329,68 @@ describe('raising each prompt once', () => {
         .at(-1)!
         .choices.map((c) => c.label),
     ).toEqual(['Red', 'Other: gre']);
+  });
+});
+
+describe("the program's reply to an answer (a controller that types it and goes waits for it)", () => {
+  /** Whether whenAnswerSeen resolved, read after the clock moved. */
+  function seen(detector: PromptDetector, maxMs = 10_000): () => boolean {
+    let resolved = false;
+    void detector.whenAnswerSeen(maxMs).then(() => (resolved = true));
+    return () => resolved;
+  }
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('waits while the program works on the answer, and goes once its next question is raised', async () => {
+    const options: { tty: TtyWaitState } = { tty: 'reading' };
+    const { clock, detector, prompts } = run('Ship it? (y/n) ', options);
+    detector.answered(prompts()[0]!.key);
+    const done = seen(detector);
+    // The echo shows and the program works a while before it replies (sleeping, not reading its terminal).
+    options.tty = 'not-reading';
+    detector.onOutput(20);
+    detector.onSettled(screen('Ship it? (y/n) y\n'), 20);
+    clock.advance(STALL_MS * 2);
+    await flush();
+    expect(done()).toBe(false);
+    detector.onOutput(40);
+    detector.onSettled(screen('Ship it? (y/n) y\ngot y\nAnd tag it? (y/n) '), 40);
+    await flush();
+    expect(prompts().map((p) => p.excerpt)).toEqual([
+      expect.stringContaining('Ship it?'),
+      expect.stringContaining('And tag it?'),
+    ]);
+    expect(done()).toBe(true);
+  });
+
+  it('goes once the program reads its terminal again after replying, asking nothing it knows', async () => {
+    const options: { tty: TtyWaitState } = { tty: 'reading' };
+    const { clock, detector, prompts } = run('Ship it? (y/n) ', options);
+    detector.answered(prompts()[0]!.key);
+    const done = seen(detector);
+    detector.onOutput(30);
+    detector.onSettled(screen('Ship it? (y/n) y\nname'), 30);
+    clock.advance(ECHO_SUPPRESSION_MS + TTY_PROBE_MS - 1);
+    await flush();
+    expect(done()).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect(done()).toBe(true);
+  });
+
+  it('a program that never replies is waited for no longer than asked; with no answer typed, not at all', async () => {
+    const { clock, detector, prompts } = run('Ship it? (y/n) ', { tty: 'not-reading' });
+    const before = seen(detector);
+    await flush();
+    expect(before()).toBe(true);
+    detector.answered(prompts()[0]!.key);
+    const done = seen(detector, 5000);
+    clock.advance(4999);
+    await flush();
+    expect(done()).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect(done()).toBe(true);
   });
 });
 

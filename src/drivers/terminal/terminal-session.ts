@@ -32,6 +32,8 @@ import { LocalPty, type CellSize, type TerminalPort } from './terminal-port.js';
 export const SUBMIT_GAP_MS = 30;
 /** The longest wait for the input box after a choice that ends the turn, before the words that follow it. */
 const INPUT_BOX_MAX_MS = 3_000;
+/** How long a controller that goes after typing an answer waits for the reply (the program may work on). */
+const ANSWER_SEEN_MAX_MS = 3_000;
 /**
  * How often an answer is tried again when the program wrote something between the look at its screen and the
  * keys (a spinner, a clock): each try reads the screen afresh.
@@ -481,6 +483,11 @@ export class TerminalSession implements AgentDriver {
   }
 
   /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
+  /** The program replied to the last answer typed, or `maxMs` passed (see whenAnswerSeen). */
+  answerSeen(maxMs = ANSWER_SEEN_MAX_MS): Promise<void> {
+    return this.detector?.whenAnswerSeen(maxMs) ?? Promise.resolve();
+  }
+
   async sendKeys(keys: string): Promise<void> {
     await this.pty.inject({ parts: [keys], gapMs: 0 });
   }

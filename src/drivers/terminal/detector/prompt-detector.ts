@@ -71,6 +71,12 @@ export class PromptDetector {
   /** The key of the current dialog when the last settled screen lacked it (see GONE_GRACE_MS). */
   private missing: string | null = null;
   private lastScreen: ScreenView | null = null;
+  /**
+   * The output count when the last answer was typed, until the program answered it: output after it, then a
+   * question raised, the program idle, or reading its terminal again (see whenAnswerSeen).
+   */
+  private unreadAnswer: number | null = null;
+  private answerReaders: Array<() => void> = [];
   private timers: TimerHandle[] = [];
   private readonly stallMs: number;
 
@@ -110,7 +116,35 @@ export class PromptDetector {
     if (found) return this.raise(found);
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
       this.dialogMissing(this.current.key);
-    if (!idle) this.armSilenceChecks(screen);
+    if (idle) this.answerSeen();
+    else this.armSilenceChecks(screen);
+  }
+
+  /**
+   * Resolves once the program answered the last answer typed (a question it asks next is raised by then), or
+   * after `maxMs`: at once when no answer waits. A controller that types an answer and goes (approvals answer)
+   * waits for this, so the question the program asks next is not left unrecorded, nobody watching.
+   */
+  whenAnswerSeen(maxMs: number): Promise<void> {
+    if (this.unreadAnswer === null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.options.clock.after(maxMs, done);
+      const readers = this.answerReaders;
+      function done(): void {
+        timer.cancel();
+        const at = readers.indexOf(done);
+        if (at >= 0) readers.splice(at, 1);
+        resolve();
+      }
+      readers.push(done);
+    });
+  }
+
+  /** The program asks, is idle or reads its terminal: if it wrote since the last answer, that answered it. */
+  private answerSeen(): void {
+    if (this.unreadAnswer === null || this.output <= this.unreadAnswer) return;
+    this.unreadAnswer = null;
+    for (const reader of this.answerReaders.splice(0)) reader();
   }
 
   /** The current dialog is not on the settled screen: gone now if it was not on the one before either. */
@@ -127,6 +161,7 @@ export class PromptDetector {
   answered(key: string, mark = this.output): void {
     this.typing = false;
     this.lastAnswer = { key, output: mark };
+    this.unreadAnswer = mark;
     this.suppressUntil = this.options.clock.now() + ECHO_SUPPRESSION_MS;
     if (this.current?.key === key) this.current = null;
     // The screen may have settled for good while the answer was typed: look at it once the echo is over.
@@ -215,6 +250,7 @@ export class PromptDetector {
 
   dispose(): void {
     this.cancelTimers();
+    for (const reader of this.answerReaders.splice(0)) reader();
   }
 
   private raise(found: DetectedPrompt): void {
@@ -225,6 +261,7 @@ export class PromptDetector {
     if (this.current) this.emit({ type: 'prompt_gone', key: this.current.key });
     this.current = found;
     this.emit({ type: 'prompt', prompt: found });
+    this.answerSeen();
   }
 
   private clear(): void {
@@ -248,7 +285,11 @@ export class PromptDetector {
     // read says nothing there, its own vocabulary does.
     const tuiReads = Boolean(this.options.vocabulary.detect);
     if (probe && !tuiReads)
-      this.later(TTY_PROBE_MS, () => probe() === 'reading' && this.raiseUnknown(screen, 'medium'));
+      this.later(TTY_PROBE_MS, () => {
+        if (probe() !== 'reading') return;
+        this.raiseUnknown(screen, 'medium');
+        this.answerSeen();
+      });
     this.later(this.stallMs, () => {
       // A build sleeping in make, a sleep, a busy compiler: quiet, but not asking.
       if (probe?.() === 'not-reading') return;
@@ -263,7 +304,10 @@ export class PromptDetector {
     if (bottom < 0) return;
     // An agent whose vocabulary knows its input box alone says when it is idle (a TUI parks its cursor anywhere).
     const { detect, isIdle } = this.options.vocabulary;
-    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) return this.reportIdle(true);
+    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) {
+      this.reportIdle(true);
+      return this.answerSeen();
+    }
     const prompt = unknownPrompt(screen, confidence);
     if (prompt) this.raise(prompt);
   }
