@@ -579,7 +579,8 @@ export class AgentSession {
 
   /**
    * detach() once the answers being typed went out (a one-shot controller: approvals answer) and the program
-   * replied (a question it asks next is left recorded), and the text from chats that waited for them.
+   * replied (a question it asks next is left recorded), and the text from chats that waited for them: what is
+   * taken from the store here is typed from here, before it goes.
    */
   async letGo(reason: string): Promise<boolean> {
     await this.coordinator.settled();

@@ -482,12 +482,12 @@ export class TerminalSession implements AgentDriver {
     if (answered) this.detector?.answered(prompt.key);
   }
 
-  /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
   /** The program replied to the last answer typed, or `maxMs` passed (see whenAnswerSeen). */
   answerSeen(maxMs = ANSWER_SEEN_MAX_MS): Promise<void> {
     return this.detector?.whenAnswerSeen(maxMs) ?? Promise.resolve();
   }
 
+  /** Raw keys from agent-bridge itself (an answer to a prompt), gated against the user's typing. */
   async sendKeys(keys: string): Promise<void> {
     await this.pty.inject({ parts: [keys], gapMs: 0 });
   }

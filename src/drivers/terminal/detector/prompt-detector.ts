@@ -116,8 +116,7 @@ export class PromptDetector {
     if (found) return this.raise(found);
     if (this.current && this.current.confidence !== 'low' && this.current.confidence !== 'medium')
       this.dialogMissing(this.current.key);
-    if (idle) this.answerSeen();
-    else this.armSilenceChecks(screen);
+    if (!idle) this.armSilenceChecks(screen);
   }
 
   /**
@@ -274,6 +273,7 @@ export class PromptDetector {
   }
 
   private reportIdle(idle: boolean): void {
+    if (idle) this.answerSeen();
     if (idle === this.idle) return;
     this.idle = idle;
     this.emit({ type: 'idle', idle });
@@ -304,10 +304,7 @@ export class PromptDetector {
     if (bottom < 0) return;
     // An agent whose vocabulary knows its input box alone says when it is idle (a TUI parks its cursor anywhere).
     const { detect, isIdle } = this.options.vocabulary;
-    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) {
-      this.reportIdle(true);
-      return this.answerSeen();
-    }
+    if (!(detect && isIdle) && waitsForNextLine(screen, bottom)) return this.reportIdle(true);
     const prompt = unknownPrompt(screen, confidence);
     if (prompt) this.raise(prompt);
   }
