@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Ends (and names) the session hosts a test left running: they are detached and would outlive the run.
+    globalSetup: ['test/support/leftover-hosts.ts'],
     maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

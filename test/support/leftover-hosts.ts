@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// vitest's global setup: a session host is detached (a session of its own), so one a test forgot outlives the
+// run, its agent with it. At the end of the run, the hosts this run started and left are named (so the test
+// that leaked one can be found) and ended. Only this checkout's hosts (host-main from its src/ or dist/),
+// started after the run began (by their start time in /proc), are touched: never a user's own sessions.
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const HOST_ENTRIES = [
+  'src/sessions/host/host-main.ts',
+  'dist/sessions/host/host-main.js',
+  'dist/bundle/host-main.js',
+].map((entry) => path.join(ROOT, entry));
+const LINGER_MS = 5_000;
+
+let runStartedAt: number | null = null;
+
+export function setup(): void {
+  runStartedAt = startTime(process.pid);
+}
+
+export async function teardown(): Promise<void> {
+  if (runStartedAt === null) return;
+  const left = leftoverHosts(runStartedAt);
+  if (left.length === 0) return;
+  for (const host of left)
+    console.warn(`test run left session host ${host.pid} running (its data folder: ${host.cwd}); ending it`);
+  for (const host of left) signal(host.pid, 'SIGTERM');
+  const deadline = Date.now() + LINGER_MS;
+  while (left.some((host) => alive(host.pid)) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  // The host's own group: its agent too, if the host could not stop it.
+  for (const host of left) if (alive(host.pid)) signal(-host.pid, 'SIGKILL');
+}
+
+/** This checkout's session hosts started at or after `since` (clock ticks since boot); none off Linux. */
+function leftoverHosts(since: number): Array<{ pid: number; cwd: string }> {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) return [];
+    const args = read(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+    if (!args.some((arg) => HOST_ENTRIES.includes(arg))) return [];
+    const started = startTime(pid);
+    if (started === null || started < since) return [];
+    return [{ pid, cwd: link(`/proc/${pid}/cwd`) }];
+  });
+}
+
+/** A process's start, in clock ticks since boot (field 22 of /proc/PID/stat, after the command's parenthesis). */
+function startTime(pid: number): number | null {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const value = Number(fields[19]);
+  return Number.isFinite(value) ? value : null;
+}
+
+function read(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function link(file: string): string {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return '?';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone meanwhile
+  }
+}
