@@ -51,6 +51,25 @@ describe('a session host', () => {
     expect(existsSync(hostFile(dir, `${started.id}.exit`))).toBe(false);
   });
 
+  it('lets a client far behind read to the end and the exit before it goes', async () => {
+    // 900 KB: below the backlog that pauses the agent, far above what the kernel holds for a socket.
+    const started = await host("sleep 0.3; head -c 900000 /dev/zero | tr '\\0' a; exit 3");
+    const slow = await started.connect();
+    const seen = listen(slow);
+    // It reads nothing (a terminal on a slow link) while the agent prints everything and ends.
+    const socket = (slow as unknown as { socket: { pause(): void; resume(): void } }).socket;
+    socket.pause();
+    await waitFor('the host to finish (its socket removed)', () => !existsSync(started.socket), {
+      timeoutMs: 15_000,
+    });
+    // Longer than a host that cut its clients off a second after the end (it lost the tail, and the exit).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    socket.resume();
+    await waitFor('the exit', () => seen.frames.find((f) => f.type === 'exit'));
+    expect(seen.output().replace(/[^a]/g, '')).toHaveLength(900_000);
+    expect(seen.frames.find((f) => f.type === 'exit')).toMatchObject({ report: { exitCode: 3 } });
+  });
+
   it('ends its agent, and itself, when nobody ever attaches (its spawner died before it could)', async () => {
     const started = await host('sleep 100', { firstClientMs: 300 });
     await waitFor('the unclaimed agent to end', () => !processExists(started.agentPid), {

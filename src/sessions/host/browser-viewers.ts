@@ -4,15 +4,8 @@ import { WebSocketServer } from 'ws';
 import * as z from 'zod/mini';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { MAX_FRAME_BYTES, NO_TERMINAL, TerminalSocket } from '../../channels/web/terminal-socket.js';
-import { PROTOCOL, type Hello } from './host-wire.js';
+import { CLIENTS_CLOSE_GRACE_MS, PROTOCOL, type Hello } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
-
-/**
- * How long the browsers may take to read what they were sent and answer the close, once the session ended: a
- * slow one can be megabytes behind (up to LAG_LIMIT_BYTES queued here, more in the kernel). Past it, the rest
- * are cut off.
- */
-export const VIEWERS_CLOSE_GRACE_MS = 10_000;
 
 /** Node's HTTP server takes request heads of up to 16 KiB: no header serve passed on is longer. */
 const MAX_HEADER_CHARS = 16 * 1024;
@@ -67,13 +60,13 @@ export class BrowserViewers {
 
   /**
    * Every browser is let go (`code`: 1001, serve went away; 1000, the session ended), after what it was sent:
-   * resolves once each has closed, or VIEWERS_CLOSE_GRACE_MS later (the rest cut off). The host's process
+   * resolves once each has closed, or CLIENTS_CLOSE_GRACE_MS later (the rest cut off). The host's process
    * must not end before: what a slow browser was not yet sent, the end of the output and the exit, would be
    * lost with it.
    */
   async close(code: number, reason: string): Promise<void> {
     for (const socket of this.server.clients) socket.close(code, reason);
-    const cut = this.clock.after(VIEWERS_CLOSE_GRACE_MS, () => {
+    const cut = this.clock.after(CLIENTS_CLOSE_GRACE_MS, () => {
       for (const socket of this.server.clients) socket.terminate();
     });
     // A server with no HTTP server of its own says it closed once its last client has.

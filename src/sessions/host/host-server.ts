@@ -4,11 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Clock } from '../../core/clock.js';
 import { parseHello, parseRequest } from './host-requests.js';
-import { FRAME_LIMIT, type HostFrame } from './host-wire.js';
+import { CLIENTS_CLOSE_GRACE_MS, FRAME_LIMIT, type HostFrame } from './host-wire.js';
 import type { Peer, SessionHost } from './session-host.js';
 
-/** How long the host waits for its clients to answer its goodbye before it cuts them off. */
-const CLOSE_GRACE_MS = 1_000;
 /** A client must say who it is this soon after connecting. */
 const HELLO_TIMEOUT_MS = 5_000;
 /** Claude Code's hook payloads (a transcript path, a tool's input) fit well within this. */
@@ -32,8 +30,9 @@ export async function serveHost(
   return {
     close: async () => {
       for (const client of sockets.clients) client.close();
-      // A client that reads nothing any more (paused behind a terminal that went away) is not waited for.
-      const cut = options.clock.after(CLOSE_GRACE_MS, () => {
+      // Each reads to the end first (the output, then the exit); one that reads nothing any more (paused
+      // behind a terminal that went away) is cut off after the grace.
+      const cut = options.clock.after(CLIENTS_CLOSE_GRACE_MS, () => {
         for (const client of sockets.clients) client.terminate();
       });
       sockets.close();

@@ -22,6 +22,12 @@ export const OLDEST_PROTOCOL = 1;
 export const FRAME_LIMIT = 16 * 1024 * 1024;
 /** The widest and tallest terminal a client may ask for (cols and rows each): `run --cols/--rows` is held to it too. */
 export const MAX_TERMINAL_SIZE = 10_000;
+/**
+ * How long a host that ended lets its clients (over its socket, and browsers) read what they were sent and
+ * answer its close: a slow one can be megabytes behind (up to the backlog that pauses the agent, more in the
+ * kernel). Past it, the rest are cut off, and the host's process goes.
+ */
+export const CLIENTS_CLOSE_GRACE_MS = 10_000;
 /** Who is connecting: a person's terminal, a browser (through serve), serve itself, or a one-shot command. */
 export const CLIENT_KINDS = ['terminal', 'web', 'serve', 'cli'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
