@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endDetached } from './wait.js';
 
 // vitest's global setup: a session host is detached (a session of its own), so one a test forgot outlives the
 // run, its agent with it. At the end of the run, the hosts this run started and left are named (so the test
@@ -13,7 +14,6 @@ const HOST_ENTRIES = [
   'dist/sessions/host/host-main.js',
   'dist/bundle/host-main.js',
 ].map((entry) => path.join(ROOT, entry));
-const LINGER_MS = 5_000;
 
 let runStartedAt: number | null = null;
 
@@ -27,12 +27,7 @@ export async function teardown(): Promise<void> {
   if (left.length === 0) return;
   for (const host of left)
     console.warn(`test run left session host ${host.pid} running (its data folder: ${host.cwd}); ending it`);
-  for (const host of left) signal(host.pid, 'SIGTERM');
-  const deadline = Date.now() + LINGER_MS;
-  while (left.some((host) => alive(host.pid)) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  // The host's own group: its agent too, if the host could not stop it.
-  for (const host of left) if (alive(host.pid)) signal(-host.pid, 'SIGKILL');
+  await endDetached(left.map((host) => host.pid));
 }
 
 /** This checkout's session hosts started at or after `since` (clock ticks since boot); none off Linux. */
@@ -76,22 +71,5 @@ function link(file: string): string {
     return readlinkSync(file);
   } catch {
     return '?';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // gone meanwhile
   }
 }

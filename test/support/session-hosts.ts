@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StoreRefused } from '../../src/store/database.js';
 import { openStore } from '../../src/store/store.js';
-import { processExists, waitFor } from './wait.js';
+import { endDetached } from './wait.js';
 
 /** The session hosts a data folder's store names for its running sessions: pid and socket. */
 export function sessionHosts(dataDir: string): Array<{ session: string; pid: number; socket: string }> {
@@ -26,13 +26,7 @@ export function sessionHosts(dataDir: string): Array<{ session: string; pid: num
  * to each host (it stops its agent's process group), SIGKILL to the host's own group if it lingers.
  */
 export async function endSessionHosts(dataDir: string): Promise<void> {
-  const hosts = listedHosts(dataDir).filter((h) => processExists(h.pid));
-  for (const host of hosts) process.kill(host.pid, 'SIGTERM');
-  await waitFor('the session hosts to end', () => hosts.every((h) => !processExists(h.pid)), {
-    timeoutMs: 10_000,
-  }).catch(() => {
-    for (const host of hosts) if (processExists(host.pid)) process.kill(-host.pid, 'SIGKILL');
-  });
+  await endDetached(listedHosts(dataDir).map((host) => host.pid));
 }
 
 /** The hosts a store names; none when a test damaged the store on purpose (its sessions had ended before). */

@@ -26,6 +26,28 @@ export function processExists(pid: number): boolean {
 }
 
 /**
+ * Ends detached processes this test run started (session hosts), by pid: SIGTERM to each (a host stops its
+ * agent's process group), then SIGKILL to the process's own group if it lingers past `timeoutMs`.
+ */
+export async function endDetached(pids: number[], timeoutMs = 10_000): Promise<void> {
+  const running = pids.filter((pid) => processExists(pid));
+  for (const pid of running) signal(pid, 'SIGTERM');
+  await waitFor('the processes to end', () => running.every((pid) => !processExists(pid)), {
+    timeoutMs,
+  }).catch(() => {
+    for (const pid of running) if (processExists(pid)) signal(-pid, 'SIGKILL');
+  });
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/**
  * Signals a child this test started and waits for its exit (a child still writing into a folder the test
  * then removes fails the removal with ENOTEMPTY). A child that has already exited is left as it is.
  */
