@@ -8,6 +8,7 @@ import { LiveSessions } from '../../src/sessions/live-sessions.js';
 import { SessionsWebBackend } from '../../src/sessions/web-backend.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { rawRequest, type RawExchange } from './raw-http.js';
+import { endSessionHosts } from './session-hosts.js';
 
 export const WEB_TOKEN = 'test-token-1234567890abcdef';
 
@@ -156,6 +157,8 @@ export class WebWorld {
     this.backend.close();
     this.store.close();
     this.watchStore.close();
+    // A session serve let go still runs in its host: ended by the pids its store names, before the store goes.
+    await endSessionHosts(path.join(this.dir, 'data'));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
