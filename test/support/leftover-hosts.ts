@@ -1,19 +1,11 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { isCheckoutHost, readProcFile } from './host-processes.js';
 import { endDetached } from './wait.js';
 
 // vitest's global setup: a session host is detached (a session of its own), so one a test forgot outlives the
 // run, its agent with it. At the end of the run, the hosts this run started and left are named (so the test
 // that leaked one can be found) and ended. Only this checkout's hosts (host-main from its src/ or dist/),
 // started after the run began (by their start time in /proc), are touched: never a user's own sessions.
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const HOST_ENTRIES = [
-  'src/sessions/host/host-main.ts',
-  'dist/sessions/host/host-main.js',
-  'dist/bundle/host-main.js',
-].map((entry) => path.join(ROOT, entry));
 
 let runStartedAt: number | null = null;
 
@@ -40,9 +32,7 @@ function leftoverHosts(since: number): Array<{ pid: number; cwd: string }> {
   }
   return entries.flatMap((name) => {
     const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) return [];
-    const args = read(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
-    if (!args.some((arg) => HOST_ENTRIES.includes(arg))) return [];
+    if (!Number.isInteger(pid) || !isCheckoutHost(pid)) return [];
     const started = startTime(pid);
     if (started === null || started < since) return [];
     return [{ pid, cwd: link(`/proc/${pid}/cwd`) }];
@@ -51,19 +41,11 @@ function leftoverHosts(since: number): Array<{ pid: number; cwd: string }> {
 
 /** A process's start, in clock ticks since boot (field 22 of /proc/PID/stat, after the command's parenthesis). */
 function startTime(pid: number): number | null {
-  const stat = read(`/proc/${pid}/stat`);
+  const stat = readProcFile(pid, 'stat');
   if (!stat) return null;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const value = Number(fields[19]);
   return Number.isFinite(value) ? value : null;
-}
-
-function read(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
 }
 
 function link(file: string): string {

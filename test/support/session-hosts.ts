@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StoreRefused } from '../../src/store/database.js';
 import { openStore } from '../../src/store/store.js';
+import { isCheckoutHost } from './host-processes.js';
 import { endDetached } from './wait.js';
 
 /** The session hosts a data folder's store names for its running sessions: pid and socket. */
@@ -22,11 +23,13 @@ export function sessionHosts(dataDir: string): Array<{ session: string; pid: num
 }
 
 /**
- * Ends the session hosts a test started (by the pids its store names), and their agents with them: SIGTERM
- * to each host (it stops its agent's process group), SIGKILL to the host's own group if it lingers.
+ * Ends the session hosts a test started (by the pids its store names, when those run this checkout's host),
+ * and their agents with them: SIGTERM to each host (it stops its agent's process group), SIGKILL to the
+ * host's own group if it lingers.
  */
 export async function endSessionHosts(dataDir: string): Promise<void> {
-  await endDetached(listedHosts(dataDir).map((host) => host.pid));
+  const pids = listedHosts(dataDir).map((host) => host.pid);
+  await endDetached(pids.filter((pid) => isCheckoutHost(pid)));
 }
 
 /** The hosts a store names; none when a test damaged the store on purpose (its sessions had ended before). */
