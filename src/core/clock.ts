@@ -21,3 +21,24 @@ export const systemClock: Clock = {
   },
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
+
+/**
+ * Resolves when one of `listeners` is next called, or after `timeoutMs`, whichever comes first: the waiter
+ * joins the list, and leaves it (and its timer ends) either way.
+ */
+export function nextCallOr<A extends unknown[]>(
+  clock: Clock,
+  listeners: Array<(...args: A) => void>,
+  timeoutMs: number,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      timer.cancel();
+      const at = listeners.indexOf(done);
+      if (at >= 0) listeners.splice(at, 1);
+      resolve();
+    };
+    const timer = clock.after(timeoutMs, done);
+    listeners.push(done);
+  });
+}

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as XTermHeadless from '@xterm/headless';
 import type * as XTermSerialize from '@xterm/addon-serialize';
 import type { Terminal as XTerm } from '@xterm/headless';
-import { systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
+import { nextCallOr, systemClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import { redactWrappedRows } from '../../core/redact.js';
 
 let headless: typeof XTermHeadless | null = null;
@@ -205,16 +205,7 @@ export class ScreenModel implements TerminalScreen {
 
   /** Resolves when the screen next settles, or after `timeoutMs` (the program may print nothing at all). */
   nextSettle(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        timer.cancel();
-        const at = this.settleListeners.indexOf(done);
-        if (at >= 0) this.settleListeners.splice(at, 1);
-        resolve();
-      };
-      const timer = this.clock.after(timeoutMs, done);
-      this.settleListeners.push(done);
-    });
+    return nextCallOr(this.clock, this.settleListeners, timeoutMs);
   }
 
   resize(cols: number, rows: number): void {

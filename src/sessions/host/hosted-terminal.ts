@@ -3,9 +3,9 @@ import type { ProcessRef } from '../../core/process-ref.js';
 import { readProcess } from '../../drivers/terminal/process-tree.js';
 import type { CellSize } from '../../drivers/terminal/terminal-port.js';
 import { TerminalSession, type TerminalReadingOptions } from '../../drivers/terminal/terminal-session.js';
-import type { AsciicastHeader } from '../../store/asciicast-writer.js';
 import { HostConnection, HostUnavailable, loadHostClient } from './host-connection.js';
-import type { ClientKind, HostedSession } from './host-wire.js';
+import type { HostStart } from './host-main.js';
+import type { ClientKind } from './host-wire.js';
 import { RemotePort, type HostView } from './remote-port.js';
 import { spawnHost } from './spawn-host.js';
 import type { ViewerHandoff } from './viewer-handoff.js';
@@ -20,17 +20,9 @@ export interface HostedTerminal {
   hostProcess: ProcessRef;
 }
 
-export interface HostedStart {
-  dataDir: string;
-  session: HostedSession;
-  args: string[];
+/** What a session host is started with (its launch, less what this process adds), and how to connect to it. */
+export interface HostedStart extends Omit<HostStart, 'env' | 'terminal' | 'firstClientMs' | 'version'> {
   env: NodeJS.ProcessEnv;
-  cols: number;
-  rows: number;
-  recording: AsciicastHeader | null;
-  lines: boolean;
-  hookToken: string | null;
-  endWithController: boolean;
   /** The host writes the output to this process's stdout (see HostedOptions.terminal). */
   terminal: boolean;
   /** Who starts it: a person's terminal (`run`) or serve. */
@@ -43,43 +35,28 @@ export interface HostedStart {
 
 /** Starts the agent in a session host of its own, and connects to it as its controller. */
 export async function startHosted(start: HostedStart): Promise<HostedTerminal> {
-  const launched = spawnHost(
-    {
-      dataDir: start.dataDir,
-      session: start.session,
-      args: start.args,
-      env: plainEnv(start.env),
-      cols: start.cols,
-      rows: start.rows,
-      recording: start.recording,
-      lines: start.lines,
-      hookToken: start.hookToken,
-      endWithController: start.endWithController,
-      terminal: start.terminal,
-      version: packageVersion(),
-    },
-    { viewers: start.viewers },
-  );
+  const { env, client, viewers, reading, clock, ...launch } = start;
+  const launched = spawnHost({ ...launch, env: plainEnv(env), version: packageVersion() }, { viewers });
   void loadHostClient().catch(() => undefined);
   const spawned = await launched;
   // The host reads the screen for us; its output comes here only when asked for (someone watches it here).
   const connection = await HostConnection.open({
     dataDir: start.dataDir,
     socket: spawned.socket,
-    client: start.client,
+    client,
     control: 'if-free',
     screens: true,
     output: false,
     direct: start.terminal,
     drives: true,
     size: { cols: start.cols, rows: start.rows },
-    clock: start.clock,
+    clock,
   });
   if (connection.welcome.control !== 'granted') {
     connection.close();
     throw new HostUnavailable('another process took control of the new session first');
   }
-  const hosted = over(connection, viewOf(connection), start.reading, spawned.viewers);
+  const hosted = over(connection, viewOf(connection), reading, spawned.viewers);
   return { ...hosted, hostProcess: processRef(spawned.hostPid) };
 }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.js';
+import { nextCallOr, type Clock } from '../../core/clock.js';
 import type { ScreenSnapshot, ScreenState, TerminalScreen } from '../../drivers/terminal/screen.js';
 import type { HostConnection } from './host-connection.js';
 
@@ -43,16 +43,7 @@ export class RemoteScreen implements TerminalScreen {
   }
 
   nextSettle(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        timer.cancel();
-        const at = this.settleListeners.indexOf(done);
-        if (at >= 0) this.settleListeners.splice(at, 1);
-        resolve();
-      };
-      const timer = this.clock.after(timeoutMs, done);
-      this.settleListeners.push(done);
-    });
+    return nextCallOr(this.clock, this.settleListeners, timeoutMs);
   }
 
   /** The host's screen follows the terminal's size. */

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../../core/clock.js';
+import { nextCallOr, type Clock, type TimerHandle } from '../../../core/clock.js';
 import type { DetectedPrompt } from '../../../core/prompt.js';
 import { truncateExcerpt } from '../../../core/prompt.js';
 import { lineAsks } from '../../../core/prompt-headline.js';
@@ -126,17 +126,7 @@ export class PromptDetector {
    */
   whenAnswerSeen(maxMs: number): Promise<void> {
     if (this.unreadAnswer === null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = this.options.clock.after(maxMs, done);
-      const readers = this.answerReaders;
-      function done(): void {
-        timer.cancel();
-        const at = readers.indexOf(done);
-        if (at >= 0) readers.splice(at, 1);
-        resolve();
-      }
-      readers.push(done);
-    });
+    return nextCallOr(this.options.clock, this.answerReaders, maxMs);
   }
 
   /** The program asks, is idle or reads its terminal: if it wrote since the last answer, that answered it. */
