@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StoreRefused } from '../../src/store/database.js';
 import { openStore } from '../../src/store/store.js';
-import { isCheckoutHost } from './host-processes.js';
 import { endDetached } from './wait.js';
 
 /** The session hosts a data folder's store names for its running sessions: pid and socket. */
@@ -28,8 +27,7 @@ export function sessionHosts(dataDir: string): Array<{ session: string; pid: num
  * host's own group if it lingers.
  */
 export async function endSessionHosts(dataDir: string): Promise<void> {
-  const pids = listedHosts(dataDir).map((host) => host.pid);
-  await endDetached(pids.filter((pid) => isCheckoutHost(pid)));
+  await endDetached(listedHosts(dataDir).map((host) => host.pid));
 }
 
 /** The hosts a store names; none when a test damaged the store on purpose (its sessions had ended before). */

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { isCheckoutHost } from './host-processes.js';
 
 /** Polls `check` until it returns a truthy value or the deadline passes; the error names what was awaited. */
 export async function waitFor<T>(
@@ -26,11 +27,12 @@ export function processExists(pid: number): boolean {
 }
 
 /**
- * Ends detached processes this test run started (session hosts), by pid: SIGTERM to each (a host stops its
- * agent's process group), then SIGKILL to the process's own group if it lingers past `timeoutMs`.
+ * Ends detached session hosts this test run started, by pid: SIGTERM to each (a host stops its agent's process
+ * group), then SIGKILL to the host's own group if it lingers past `timeoutMs`. A pid that does not run this
+ * checkout's host is left alone, whatever named it (a store's record may hold the worker's own pid, or 1).
  */
 export async function endDetached(pids: number[], timeoutMs = 10_000): Promise<void> {
-  const running = pids.filter((pid) => processExists(pid));
+  const running = pids.filter((pid) => isCheckoutHost(pid));
   for (const pid of running) signal(pid, 'SIGTERM');
   await waitFor('the processes to end', () => running.every((pid) => !processExists(pid)), {
     timeoutMs,
