@@ -1,7 +1,6 @@
 import type { AgentSpec } from '../agents/types.js';
 import type { Clock } from '../core/clock.js';
 import type { PromptKind } from '../core/events.js';
-import type { HookReceiver } from '../drivers/hooks/hook-receiver.js';
 import type { StructuredLaunch } from '../drivers/structured/structured-driver.js';
 import type { SessionRecord } from '../store/session-store.js';
 import type { Store } from '../store/store.js';
@@ -25,11 +24,10 @@ export interface AgentSessionOptions {
   store: Store;
   clock: Clock;
   /**
-   * Claude Code's hooks, wanted: where they report for a session run in this process (its receiver), or
-   * `true` for a hosted session (they post to its session host, which relays them to the controller). Without
-   * it the agent runs with screen detection only.
+   * Claude Code's hooks, wanted, for a hosted session: they post to its session host, which relays them to
+   * the controller. Without it, and for a terminal in this process's PTY, prompts are read off the screen.
    */
-  hooks?: HookReceiver | true;
+  hooks?: true;
   /**
    * Its terminal in a session host of its own, so the agent outlives this process (terminal driver only); by
    * default the PTY is this process's.

@@ -32,7 +32,7 @@ import {
   type TakeOverOptions,
 } from './agent-session-options.js';
 import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
-import { hookSettings, receiveHooks, relayHooks, type HookContext } from './session-hooks.js';
+import { hookSettings, relayHooks, type HookContext } from './session-hooks.js';
 import { registerSession } from './session-registration.js';
 import { SessionUsage } from './session-usage.js';
 import { SharedStoreChanges } from './store-watcher.js';
@@ -195,7 +195,7 @@ export class AgentSession {
       this.driver = await this.startStructured(Math.ceil(Math.max(...Object.values(ttl)) / 1000) + 60);
     else if (this.options.hosted)
       this.driver = await this.startInHost(this.options.hosted, permissionSeconds);
-    else this.driver = await this.startTerminal(permissionSeconds);
+    else this.driver = await this.startTerminal();
     if (this.options.record && this.terminal && !this.host) this.recording = this.startRecording();
     this.register(this.recording);
     this.driver.on((event) => this.onDriverEvent(event));
@@ -216,13 +216,13 @@ export class AgentSession {
     };
   }
 
-  private async startTerminal(permissionTimeoutSeconds: number): Promise<TerminalSession> {
-    const { args, env } = this.hookArguments(permissionTimeoutSeconds);
+  /** The agent in this process's PTY: read off its screen only (Claude's hooks post to a session host). */
+  private async startTerminal(): Promise<TerminalSession> {
     return TerminalSession.start({
       command: this.options.command,
-      args: [...args, ...this.options.args],
+      args: this.options.args,
       cwd: this.options.cwd,
-      env: { ...this.options.env, ...env },
+      env: this.options.env,
       cols: this.options.cols,
       rows: this.options.rows,
       ...this.reading(),
@@ -469,19 +469,6 @@ export class AgentSession {
           }
         : {}),
     };
-  }
-
-  /** Claude Code in this process's PTY: a settings file whose hooks report to our receiver, and their secret. */
-  private hookArguments(permissionTimeoutSeconds: number): { args: string[]; env: Record<string, string> } {
-    const { spec, hooks, store } = this.options;
-    if (!spec.hooks || !hooks || hooks === true) return { args: [], env: {} };
-    const settings = hookSettings(store, this.id, permissionTimeoutSeconds);
-    const registration = receiveHooks(hooks, this.hookContext());
-    this.cleanup.push(() => {
-      registration.unregister();
-      settings.remove();
-    });
-    return { args: spec.hooks.args(settings.file), env: registration.env };
   }
 
   /** A name for people: the repository's, else the folder's. */

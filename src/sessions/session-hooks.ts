@@ -5,7 +5,7 @@ import { describeReply } from '../core/prompt.js';
 import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
 import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
 import type * as HookReceiving from '../drivers/hooks/hook-receiver.js';
-import type { HookReceiver, HookSessionHandler } from '../drivers/hooks/hook-receiver.js';
+import type { HookSessionHandler } from '../drivers/hooks/hook-receiver.js';
 import type { Store } from '../store/store.js';
 import type { HostConnection } from './host/host-connection.js';
 import type { PromptCoordinator } from './prompt-coordinator.js';
@@ -67,15 +67,6 @@ export function hookSettings(
     file: writeClaudeHookSettings(dir, permissionTimeoutSeconds),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** Hooks posted to this process's receiver (a session without a host). */
-export function receiveHooks(
-  receiver: HookReceiver,
-  context: HookContext,
-): { env: Record<string, string>; unregister(): void } {
-  const registration = receiver.register(hookHandler(context));
-  return { env: registration.env, unregister: registration.unregister };
 }
 
 /**

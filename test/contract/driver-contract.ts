@@ -8,7 +8,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSpec } from '../../src/agents/types.js';
 import { systemClock } from '../../src/core/clock.js';
 import type { AgentEvent } from '../../src/core/events.js';
-import type { HookReceiver } from '../../src/drivers/hooks/hook-receiver.js';
 import type { StructuredLaunch } from '../../src/drivers/structured/structured-driver.js';
 import { AgentSession } from '../../src/sessions/agent-session.js';
 import { answerPrompt } from '../../src/sessions/answer-prompt.js';
@@ -29,7 +28,8 @@ export interface PreparedAgent {
   env: Record<string, string>;
   /** Set for a structured driver: the launch options its protocol carries. */
   structured?: (resume?: string) => Pick<StructuredLaunch, 'resume'>;
-  hooks?: HookReceiver;
+  /** Claude Code's hooks: the agent runs in a session host of its own, as serve runs it, and they post there. */
+  hooks?: true;
   /** Everything the agent's model was sent so far, as one string (what reached the agent). */
   modelSaw(): string;
   close(): Promise<void>;
@@ -87,7 +87,9 @@ export function driverContract(subject: ContractSubject): void {
         record: false,
         store,
         clock: systemClock,
-        ...(agent.hooks ? { hooks: agent.hooks } : {}),
+        ...(agent.hooks
+          ? { hooks: true as const, hosted: { client: 'serve' as const, webInput: false, webView: false } }
+          : {}),
         ...(agent.structured ? { structured: agent.structured(resume) } : {}),
       });
       running.push(session);
@@ -145,6 +147,8 @@ export function driverContract(subject: ContractSubject): void {
         say(run.session, 'please run TOOL:contract-yes.txt');
         const prompt = await openPrompt(run);
         expect(prompt).toMatchObject({ kind: 'permission', confidence: 'exact' });
+        // Raised by Claude's hook through the session host, not read off its screen.
+        if (agent.hooks) expect(prompt.source).toBe('hook');
         expect(prompt.choices.length).toBeGreaterThanOrEqual(2);
         expect(prompt.detail).toContain('contract-yes.txt');
         answer(run, prompt, '1');

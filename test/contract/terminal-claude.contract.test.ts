@@ -2,7 +2,6 @@
 // Claude by default), offline against the fake Anthropic API.
 import { getAgent } from '../../src/agents/registry.js';
 import { buildLaunchArgs } from '../../src/agents/types.js';
-import { HookReceiver } from '../../src/drivers/hooks/hook-receiver.js';
 import { startFakeAnthropic } from '../fakes/anthropic/server.js';
 import { claudeBinary, prepareClaudeHome } from '../support/claude-env.js';
 import { driverContract } from './driver-contract.js';
@@ -13,17 +12,15 @@ driverContract({
   prepare: async (cwd) => {
     const api = await startFakeAnthropic();
     const home = await prepareClaudeHome({ baseUrl: api.url, cwd });
-    const hooks = await HookReceiver.start(() => undefined);
     const spec = getAgent('claude');
     return {
       spec,
       command: claudeBinary(),
       args: (resume) => buildLaunchArgs(spec, resume ? { resume } : {}),
       env: home.env,
-      hooks,
+      hooks: true,
       modelSaw: () => JSON.stringify(api.messageRequests().map((r) => r.messages)),
       close: async () => {
-        await hooks.close();
         await api.close();
         await home.cleanup();
       },

@@ -9,7 +9,6 @@ import { LOCAL_CHAT, TerminalChannel } from '../../channels/terminal/terminal-ch
 import { findConfigFile, loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
-import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { signalGroup } from '../../drivers/terminal/process-tree.js';
 import { Daemon, type DaemonChannel, type DaemonOptions } from '../../sessions/daemon/daemon.js';
 import { dataDir } from '../../store/paths.js';
@@ -61,9 +60,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   // A node serves its hubs (through the bus) even with no chat, terminal or web UI of its own.
   if (channels.length === 0 && !options.web && cluster?.settings.role !== 'node') throw nothingToServe(file);
   const store = openStore();
-  const hooks = await HookReceiver.start((attempt) =>
-    store.audit.record('UNAUTHORIZED', { source: 'hook', ...attempt }),
-  );
   const relayStore = openStore();
   const live = new LiveSessions();
   const settings = await daemonSettings(config, process.cwd(), withTerminal, configBase(file), cluster);
@@ -75,7 +71,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     settings,
     channels,
     resolve: resolveAgent,
-    hooks,
+    hooks: true,
     isAlive: isProcessAlive,
     log,
     ...(file ? { saveThread: threadSaver(file)! } : {}),
@@ -88,7 +84,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     daemon,
     live,
     cluster,
-    hooks,
     relayStore,
     store,
     daemonLog,
@@ -211,7 +206,6 @@ interface Running {
   daemon: Daemon;
   live: LiveSessions;
   cluster: ServeCluster | null;
-  hooks: HookReceiver;
   relayStore: Store;
   store: Store;
   daemonLog: { close(): void };
@@ -235,7 +229,6 @@ function closer(running: Running): () => Promise<void> {
     ]);
     // After the sessions: a node says how they ended before it leaves the cluster.
     await running.cluster?.close();
-    await running.hooks.close();
     running.relayStore.close();
     running.store.close();
     running.daemonLog.close();

@@ -6,7 +6,6 @@ import type { IsAlive } from '../../core/process-ref.js';
 import { Merger } from '../../core/merger.js';
 import { TokenBucketLimiter, type RateLimiter, type RateLimits } from '../../core/rate-limit.js';
 import { routeMessage } from '../../core/router.js';
-import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { uploadsDir } from '../../store/paths.js';
 import type { SessionRecord } from '../../store/session-store.js';
 import type { AgentSession } from '../agent-session.js';
@@ -35,7 +34,8 @@ export interface DaemonOptions {
   settings: DaemonSettings;
   channels: DaemonChannel[];
   resolve: ResolveAgent;
-  hooks?: HookReceiver;
+  /** Claude Code's hooks for its terminal sessions (they post to each session's host). */
+  hooks?: boolean;
   live?: LiveSessions;
   isAlive: IsAlive;
   log: (line: string) => void;

@@ -13,7 +13,6 @@ import type { PromptTtls } from '../../config/prompt-ttls.js';
 import { OutputBatcher } from '../../core/output-batcher.js';
 import { OutputExtractor } from '../../drivers/terminal/output-extractor.js';
 import { ScreenModel } from '../../drivers/terminal/screen.js';
-import type { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
 import { outputsDir } from '../../store/paths.js';
 import type { Store } from '../../store/store.js';
 import { AgentSession, BACKGROUND_SESSION, SERVE_HOSTED } from '../agent-session.js';
@@ -50,7 +49,8 @@ export interface RepoSessionOptions {
   resume: boolean;
   /** How long each kind of prompt waits (`defaults.prompt_ttl`). */
   ttlMs?: PromptTtls;
-  hooks?: HookReceiver;
+  /** Claude Code's hooks for its terminal sessions (they post to the session's host). */
+  hooks?: boolean;
   /** Where live sessions are listed for browsers to attach to. */
   live?: LiveSessions;
   /** Finds the agent's executable and arguments (the registry's resolveLaunch). */
@@ -223,7 +223,6 @@ export class RepoSession {
       ...(this.options.log ? { onNotice: (line: string) => this.options.log!(`${repo.name}: ${line}`) } : {}),
       ...(structured
         ? {
-            ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
             structured: {
               ...(previous ? { resume: previous } : {}),
               ...(launchOptions.model ? { model: launchOptions.model } : {}),
