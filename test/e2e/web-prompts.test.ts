@@ -27,6 +27,19 @@ async function rect(page: Page, selector: string) {
     ) as Promise<Array<{ left: number; right: number; top: number; bottom: number }>>;
 }
 
+/** The boxes of the terminal's rows that show `text`. */
+async function rowsWith(page: Page, text: string) {
+  return page
+    .locator('[data-testid="terminal"] .xterm-rows > div')
+    .evaluateAll(
+      (rows, wanted) =>
+        rows
+          .filter((row) => row.textContent?.includes(wanted))
+          .map((row) => row.getBoundingClientRect().toJSON()),
+      text,
+    ) as Promise<Array<{ left: number; right: number; top: number; bottom: number }>>;
+}
+
 const overlaps = (a: { left: number; right: number; top: number; bottom: number }, b: typeof a) =>
   a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
@@ -73,6 +86,11 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     expect(await page.locator('.prompt-strip-text').innerText()).toBe('Waiting for you: Deploy now? (y/n)');
     // The strip lies over the terminal: the terminal keeps its size (the program gets no SIGWINCH for it).
     expect(await rect(page, '[data-testid="terminal"]')).toEqual([terminalBefore]);
+    // Over the half of the terminal the cursor is not in: the question and the command above it stay in sight.
+    const [strip] = await rect(page, '.prompt-strip');
+    const asking = await rowsWith(page, 'Deploy now?');
+    expect(asking.length).toBe(2);
+    for (const row of asking) expect(overlaps(strip!, row), JSON.stringify({ strip, row })).toBe(false);
     // Not on the session's own terminal: its strip shows it there.
     expect(await page.locator('[data-testid^="notice-"]').count()).toBe(0);
     const [box] = await rect(other.page, '[data-testid^="notice-"]');
@@ -94,6 +112,22 @@ describe.each(['desktop', 'phone'] as ScreenName[])('prompts in the web UI at %s
     await expect.poll(() => terminalText(page)).toContain('got [y]');
     expect(id).toBeTruthy();
     await Promise.all([context.close(), other.context.close(), inbox.context.close()]);
+  });
+
+  it('lays its strip over the top rows when the question is at the bottom of the terminal', async () => {
+    const { page, context } = await openPage(e2e.browser, screen);
+    await startFromCard(page, e2e.world.url, 'shell', e2e.world.project);
+    await typeLine(page, 'printf "\\n%.0s" $(seq 80); read -p "Low down? (y/n) " a');
+    await expect.poll(() => page.locator('.prompt-strip-text').isVisible(), { timeout: 15_000 }).toBe(true);
+    const [strip] = await rect(page, '.prompt-strip');
+    const [terminal] = await rect(page, '[data-testid="terminal"]');
+    expect(strip!.top).toBe(terminal!.top);
+    const [asking] = await rowsWith(page, 'Low down?');
+    expect(overlaps(strip!, asking!), JSON.stringify({ strip, asking })).toBe(false);
+    await page.keyboard.press('n');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.prompt-strip').isHidden(), { timeout: 10_000 }).toBe(true);
+    await context.close();
   });
 
   it('answers with the keyboard alone, focus going on to the next card', async () => {

@@ -33,6 +33,8 @@ interface Parts {
   sizeNote: HTMLElement;
   fit: HTMLButtonElement;
   strip: HTMLElement;
+  /** What holds the size note and the strip over the terminal. */
+  notes: HTMLElement;
   banner: HTMLElement;
   box: HTMLElement;
 }
@@ -80,6 +82,7 @@ class SessionView {
         this.live?.drive(),
       ),
       strip: h('div', { class: 'prompt-strip', hidden: true }),
+      notes: h('div', { class: 'terminal-notes', 'data-testid': 'terminal-notes' }),
       banner: h('div', { class: 'exit-banner', 'data-testid': 'exit-banner', role: 'status', hidden: true }),
       box: h('div', { class: 'terminal-box', 'data-testid': 'terminal' }),
     };
@@ -121,6 +124,7 @@ class SessionView {
           if (this.live) this.live.setFont(this.live.font + delta);
         },
       );
+    replace(parts.notes, [parts.sizeNote, parts.strip]);
     return h('section', { class: 'view view-session', 'aria-labelledby': 'session-h1' }, [
       h('div', { class: 'session-bar' }, [
         h(
@@ -143,12 +147,9 @@ class SessionView {
       ]),
       this.searchSlot,
       parts.banner,
-      // The notes lie over the terminal's top rows: in the flow, each one shown or hidden would resize the
+      // The notes lie over the terminal's rows: in the flow, each one shown or hidden would resize the
       // terminal, and the program would redraw (SIGWINCH) every time a prompt came or went.
-      h('div', { class: 'terminal-area' }, [
-        h('div', { class: 'terminal-notes' }, [parts.sizeNote, parts.strip]),
-        parts.box,
-      ]),
+      h('div', { class: 'terminal-area' }, [parts.notes, parts.box]),
       h('p', { id: HINT_ID, class: 'terminal-hint' }, [
         h('kbd', {}, ['Ctrl']),
         '+',
@@ -228,10 +229,21 @@ class SessionView {
       this.readOnly,
     );
     this.live = live;
+    live.term.onCursorMove(() => this.placeNotes(live));
+    live.term.onResize(() => this.placeNotes(live));
     live.term.textarea?.setAttribute('aria-describedby', HINT_ID);
     this.search = searchBar(live.search, () => live.focus());
     replace(this.searchSlot, [this.search.element]);
     if (!this.readOnly) live.focus();
+  }
+
+  /**
+   * The notes lie over the half of the terminal the cursor is not in: a prompt waits at the cursor, so what it
+   * asks and the lines just above it stay in sight (on a phone the strip spans the terminal's width).
+   */
+  private placeNotes(live: LiveTerminal): void {
+    const { term } = live;
+    this.parts.notes.classList.toggle('at-bottom', term.buffer.active.cursorY < term.rows / 2);
   }
 
   private disconnect(): void {
