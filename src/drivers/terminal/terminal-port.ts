@@ -84,8 +84,13 @@ export interface TerminalPort {
  * takes seconds to redraw a TUI, and an Enter read with the paste is a new line in it, not a submit.
  */
 export const PASTE_SETTLE_MAX_MS = 3_000;
-/** The longest wait for a program to redraw after one key of an answer before the next key is typed. */
-export const KEY_ECHO_MAX_MS = 400;
+/**
+ * The longest wait for a program to redraw after one key of an answer before the next key is typed. A key
+ * that draws nothing (a password's) costs all of it; one typed sooner can be read with the key before it: on a
+ * busy machine Claude Code took over 400 ms to draw its review tab, read the Tab and the `1` after it at once,
+ * and the `1` ticked a box instead of submitting.
+ */
+export const KEY_ECHO_MAX_MS = 1_000;
 /** After a key, quiet this long means the redraw is over (a dialog closing, the input box coming back)... */
 export const KEY_QUIET_MS = 100;
 /** ...and this is the longest wait for it (a spinner never stops). */
