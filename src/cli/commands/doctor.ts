@@ -53,7 +53,7 @@ export async function doctorCommand(
     ['channels', () => channelChecks(loaded)],
     ['cluster', () => clusterCheck(loaded, file)],
     ['web-port', () => portCheck(options.host, options.port)],
-    ['hooks', hookCheck],
+    ['hooks', () => hookCheck(dir)],
   ];
   const running = checks.map(([id, check]) => runCheck(id, check));
   const results: CheckResult[] = [];

@@ -1,8 +1,12 @@
 import type * as NodePty from 'node-pty';
-import { readdirSync, statfsSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { HookReceiver } from '../../drivers/hooks/hook-receiver.js';
+import { HOOK_CLIENT_COMMAND } from '../../drivers/hooks/claude-settings.js';
+import { hostPaths, prepareHostsDir, type HostPaths } from '../../sessions/host/host-files.js';
 import { openStore } from '../../store/store.js';
 import { schemaVersion } from '../../store/database.js';
 import { within, type CheckResult } from './check.js';
@@ -120,34 +124,65 @@ export function portCheck(host: string, port: number): Promise<CheckResult> {
   });
 }
 
-/** Claude Code's hooks report to a receiver on 127.0.0.1: a post with a session's secret gets through. */
-export async function hookCheck(): Promise<CheckResult> {
-  const receiver = await HookReceiver.start(() => undefined);
+/**
+ * Claude Code's hooks reach a session's host as they do in a session: the hook client (run by this Node, as
+ * Claude runs it) posts an event with the session's token to a unix socket in the data folder's `terminals/`.
+ */
+export async function hookCheck(dir: string): Promise<CheckResult> {
+  const fix = 'run agent-bridge run claude --no-hooks (prompts from the screen only) and report this';
+  let paths: HostPaths;
+  try {
+    prepareHostsDir(dir);
+    paths = hostPaths(dir, randomUUID());
+  } catch (error) {
+    return { id: 'hooks', status: 'fail', detail: firstLine(error), fix: 'use a shorter AGENT_BRIDGE_HOME' };
+  }
+  const token = randomBytes(32).toString('hex');
   let reported = false;
-  const registration = receiver.register({
-    onEvent: () => (reported = true),
-    onAgentSessionId: () => undefined,
-    onPermissionRequest: async () => null,
+  const server = createHttpServer((request, response) => {
+    reported ||= request.url === '/hooks/Notification' && request.headers.authorization === `Bearer ${token}`;
+    response.writeHead(reported ? 200 : 401).end('{}');
   });
   try {
-    const response = await fetch(`${receiver.url}/hooks/Notification`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${registration.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ hook_event_name: 'Notification', message: 'agent-bridge doctor' }),
-      signal: AbortSignal.timeout(5_000),
-    });
-    return response.ok && reported
-      ? { id: 'hooks', status: 'ok', detail: `Claude Code's hooks reach agent-bridge on ${receiver.url}` }
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(paths.socket, resolve));
+    const env = { AGENT_BRIDGE_HOOK_SOCKET: paths.socket, AGENT_BRIDGE_HOOK_TOKEN: token };
+    const [node, client] = HOOK_CLIENT_COMMAND;
+    const { status } = await runHookClient(node!, [client!, 'Notification'], env);
+    return reported && status === 0
+      ? { id: 'hooks', status: 'ok', detail: "Claude Code's hooks reach a session's host on its socket" }
       : {
           id: 'hooks',
           status: 'fail',
-          detail: `the hook receiver on ${receiver.url} answered ${response.status}`,
-          fix: 'run agent-bridge run claude --no-hooks (prompts from the screen only) and report this',
+          detail: `the hook client's post did not arrive (exit ${status})`,
+          fix,
         };
+  } catch (error) {
+    return { id: 'hooks', status: 'fail', detail: `a session's socket: ${firstLine(error)}`, fix };
   } finally {
-    registration.unregister();
-    await receiver.close();
+    server.close();
+    rmSync(paths.socket, { force: true });
   }
 }
 
-const firstLine = (error: unknown) => (error as Error).message.split('\n')[0];
+/** The hook client with a Notification on its stdin, as Claude runs it; its exit status. */
+function runHookClient(
+  node: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('error', reject);
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status });
+    });
+    child.stdin.end(JSON.stringify({ hook_event_name: 'Notification', message: 'agent-bridge doctor' }));
+  });
+}
+
+const firstLine = (error: unknown) => (error as Error).message.split('\n')[0] ?? '';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { packageFile } from '../../package-files.js';
 
 /** What Claude runs for each hook: bin/hook-client.mjs, with this Node. */
-const HOOK_CLIENT_COMMAND = [process.execPath, packageFile('bin', 'hook-client.mjs')];
+export const HOOK_CLIENT_COMMAND = [process.execPath, packageFile('bin', 'hook-client.mjs')];
 
 /** The hook events agent-bridge listens to (agent-facts: all seen firing in Claude Code 2.1). */
 export const CLAUDE_HOOK_EVENTS = [
