@@ -6,7 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { HOOK_CLIENT_COMMAND } from '../../drivers/hooks/claude-settings.js';
-import { hostPaths, prepareHostsDir, type HostPaths } from '../../sessions/host/host-files.js';
+import { hostPaths, hostsDir, prepareHostsDir, type HostPaths } from '../../sessions/host/host-files.js';
 import { openStore } from '../../store/store.js';
 import { schemaVersion } from '../../store/database.js';
 import { within, type CheckResult } from './check.js';
@@ -135,7 +135,15 @@ export async function hookCheck(dir: string): Promise<CheckResult> {
     prepareHostsDir(dir);
     paths = hostPaths(dir, randomUUID());
   } catch (error) {
-    return { id: 'hooks', status: 'fail', detail: firstLine(error), fix: 'use a shorter AGENT_BRIDGE_HOME' };
+    const detail = firstLine(error);
+    return /too long/.test(detail)
+      ? { id: 'hooks', status: 'fail', detail, fix: 'use a shorter AGENT_BRIDGE_HOME' }
+      : {
+          id: 'hooks',
+          status: 'fail',
+          detail,
+          fix: `remove ${hostsDir(dir)} and run again`,
+        };
   }
   const token = randomBytes(32).toString('hex');
   let reported = false;
