@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +23,22 @@ describe('doctor: the hooks check', () => {
       detail: "Claude Code's hooks reach a session's host on its socket",
     });
     expect(readdirSync(path.join(dir, 'terminals'))).toEqual([]);
+  });
+
+  it('fails, saying to remove it, when terminals/ is a link to a folder elsewhere', async () => {
+    const dir = dataFolder();
+    const elsewhere = dataFolder('elsewhere');
+    mkdirSync(elsewhere, { recursive: true });
+    mkdirSync(dir);
+    symlinkSync(elsewhere, path.join(dir, 'terminals'));
+    const result = await hookCheck(dir);
+    expect(result).toMatchObject({
+      id: 'hooks',
+      status: 'fail',
+      detail: `${path.join(dir, 'terminals')} is not a folder: remove it and run again`,
+      fix: `remove ${path.join(dir, 'terminals')} and run again`,
+    });
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it('fails with its fix when the data folder is too deep for a unix socket', async () => {
