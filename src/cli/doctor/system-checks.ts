@@ -130,20 +130,22 @@ export function portCheck(host: string, port: number): Promise<CheckResult> {
  */
 export async function hookCheck(dir: string): Promise<CheckResult> {
   const fix = 'run agent-bridge run claude --no-hooks (prompts from the screen only) and report this';
-  let paths: HostPaths;
+  const failed = (detail: string, what = fix): CheckResult => ({
+    id: 'hooks',
+    status: 'fail',
+    detail,
+    fix: what,
+  });
   try {
     prepareHostsDir(dir);
+  } catch (error) {
+    return failed(firstLine(error), `remove ${hostsDir(dir)} and run again`);
+  }
+  let paths: HostPaths;
+  try {
     paths = hostPaths(dir, randomUUID());
   } catch (error) {
-    const detail = firstLine(error);
-    return /too long/.test(detail)
-      ? { id: 'hooks', status: 'fail', detail, fix: 'use a shorter AGENT_BRIDGE_HOME' }
-      : {
-          id: 'hooks',
-          status: 'fail',
-          detail,
-          fix: `remove ${hostsDir(dir)} and run again`,
-        };
+    return failed(firstLine(error), 'use a shorter AGENT_BRIDGE_HOME');
   }
   const token = randomBytes(32).toString('hex');
   let reported = false;
@@ -158,14 +160,9 @@ export async function hookCheck(dir: string): Promise<CheckResult> {
     const { status } = await runHookClient(node!, [client!, 'Notification'], env);
     return reported && status === 0
       ? { id: 'hooks', status: 'ok', detail: "Claude Code's hooks reach a session's host on its socket" }
-      : {
-          id: 'hooks',
-          status: 'fail',
-          detail: `the hook client's post did not arrive (exit ${status})`,
-          fix,
-        };
+      : failed(`the hook client's post did not arrive (exit ${status})`);
   } catch (error) {
-    return { id: 'hooks', status: 'fail', detail: `a session's socket: ${firstLine(error)}`, fix };
+    return failed(`a session's socket: ${firstLine(error)}`);
   } finally {
     server.close();
     rmSync(paths.socket, { force: true });
