@@ -1,14 +1,12 @@
 #!/usr/bin/env node
-// Claude Code runs this for each hook event: it forwards the event (stdin, JSON) to the agent-bridge that
-// started the session (over HTTP on 127.0.0.1, or to the session's host on its unix socket, which outlives
-// any agent-bridge process) and prints the answer. It never blocks Claude when agent-bridge is gone: no
-// answer, exit 0, and Claude carries on as if there were no hook. Kept dependency-free: it starts on every
-// tool call.
+// Claude Code runs this for each hook event: it forwards the event (stdin, JSON) to the session's host (over
+// HTTP on the host's unix socket, which outlives any agent-bridge process) and prints the answer. It never
+// blocks Claude when the host is gone: no answer, exit 0, and Claude carries on as if there were no hook. Kept
+// dependency-free: it starts on every tool call.
 // It is also Claude's statusLine command (event "StatusLine"), which reports the model, context and limits.
 import http from 'node:http';
 
 const event = process.argv[2] ?? 'unknown';
-const url = process.env.AGENT_BRIDGE_HOOK_URL;
 const socketPath = process.env.AGENT_BRIDGE_HOOK_SOCKET;
 const token = process.env.AGENT_BRIDGE_HOOK_TOKEN;
 const statusLine = event === 'StatusLine';
@@ -19,12 +17,13 @@ if (statusLine) process.stdout.write('? for shortcuts\n');
 const chunks = [];
 process.stdin.on('data', (chunk) => chunks.push(chunk));
 process.stdin.on('end', () => {
-  if ((!url && !socketPath) || !token) process.exit(0);
+  if (!socketPath || !token) process.exit(0);
   const body = Buffer.concat(chunks);
   const path = `/hooks/${encodeURIComponent(event)}`;
   const request = http.request(
     {
-      ...(socketPath ? { socketPath, path } : urlOptions(new URL(`${url}${path}`))),
+      socketPath,
+      path,
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`,
@@ -45,7 +44,3 @@ process.stdin.on('end', () => {
   request.on('error', () => process.exit(0));
   request.end(body);
 });
-
-function urlOptions(target) {
-  return { hostname: target.hostname, port: target.port, path: target.pathname + target.search };
-}

@@ -32,7 +32,7 @@ import {
   type TakeOverOptions,
 } from './agent-session-options.js';
 import { detectedOf, PromptCoordinator } from './prompt-coordinator.js';
-import { hookSettings, relayHooks, type HookContext } from './session-hooks.js';
+import { hookHandler, hookSettings, relayHooks, type HookContext } from './session-hooks.js';
 import { registerSession } from './session-registration.js';
 import { SessionUsage } from './session-usage.js';
 import { SharedStoreChanges } from './store-watcher.js';
@@ -258,7 +258,10 @@ export class AgentSession {
     this.host = port;
     // Keys typed at another terminal attached to the host name the session as keys typed here do.
     port.onTyped((data) => firstPromptOf(this, this.options.store).typed(data));
-    if (this.options.hooks) relayHooks(connection, this.hookContext());
+    if (this.options.hooks) {
+      const context = this.hookContext();
+      relayHooks(connection, (answered) => hookHandler(context, answered));
+    }
     connection.onFrame((frame) => {
       if (frame.type === 'hookRefused')
         this.audit('UNAUTHORIZED', {

@@ -4,8 +4,8 @@ import type { AgentEvent } from '../core/events.js';
 import { describeReply } from '../core/prompt.js';
 import { permissionDecision } from '../drivers/hooks/claude-hook-events.js';
 import { writeClaudeHookSettings } from '../drivers/hooks/claude-settings.js';
-import type * as HookReceiving from '../drivers/hooks/hook-receiver.js';
-import type { HookSessionHandler } from '../drivers/hooks/hook-receiver.js';
+import type * as HookAnswers from '../drivers/hooks/hook-answers.js';
+import type { HookSessionHandler } from '../drivers/hooks/hook-answers.js';
 import type { Store } from '../store/store.js';
 import type { HostConnection } from './host/host-connection.js';
 import type { PromptCoordinator } from './prompt-coordinator.js';
@@ -70,23 +70,27 @@ export function hookSettings(
 }
 
 /**
- * Hooks posted to the session's host and relayed to this controller (host-hooks.ts): each is acted on and
- * answered back. An answer to a permission names its prompt, so the host can tell a later controller that it
- * went out. Events the host kept while no one controlled the session (`late`) are acted on, not answered.
+ * Hooks posted to the session's host and relayed to this controller (host-hooks.ts): each is acted on by the
+ * handler `handlerFor` makes for it and answered back. An answer to a permission names its prompt (the handler
+ * tells it through `answered`), so the host can tell a later controller that it went out. Events the host kept
+ * while no one controlled the session (`late`) are acted on, not answered.
  */
-export function relayHooks(connection: HostConnection, context: HookContext): void {
+export function relayHooks(
+  connection: HostConnection,
+  handlerFor: (answered: (promptId: string) => void) => HookSessionHandler,
+): void {
   const aborts = new Map<number, AbortController>();
   // Loaded with the first hook (zod checks its payloads): a session without hooks never loads it.
-  let receiving: Promise<typeof HookReceiving> | null = null;
+  let answers: Promise<typeof HookAnswers> | null = null;
   connection.onFrame((frame) => {
     if (frame.type === 'hookGone') aborts.get(frame.id)?.abort();
     if (frame.type !== 'hook') return;
     const abort = new AbortController();
     aborts.set(frame.id, abort);
     let promptId: string | undefined;
-    const handler = hookHandler(context, (id) => (promptId = id));
-    receiving ??= import('../drivers/hooks/hook-receiver.js');
-    void receiving
+    const handler = handlerFor((id) => (promptId = id));
+    answers ??= import('../drivers/hooks/hook-answers.js');
+    void answers
       .then(({ answerHookPost }) => answerHookPost(handler, frame.event, parseBody(frame.body), abort.signal))
       .then((answer) => {
         if (frame.late || abort.signal.aborted) return;

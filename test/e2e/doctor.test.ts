@@ -1,4 +1,4 @@
-// `agent-bridge doctor` as a newcomer runs it: real node-pty, SQLite and hook receiver, chat tokens checked
+// `agent-bridge doctor` as a newcomer runs it: real node-pty, SQLite and the hook path, chat tokens checked
 // against the fake Telegram and Discord servers, the real Claude Code found and asked its version.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

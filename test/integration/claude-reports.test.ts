@@ -1,4 +1,4 @@
-// The hook client and receiver for seed 001's progress notes (PreToolUse + transcript) and status footer
+// The hook client and a session host's hook route for seed 001's progress notes (PreToolUse + transcript) and status footer
 // (Claude's statusLine command), without Claude: payloads as Claude Code 2.1.197 sends them.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,14 +6,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { claudeHookSettings } from '../../src/drivers/hooks/claude-settings.js';
-import { HookReceiver, type HookSessionHandler } from '../../src/drivers/hooks/hook-receiver.js';
+import type { HookSessionHandler } from '../../src/drivers/hooks/hook-answers.js';
 import { runHookClient } from '../support/hook-client.js';
+import { startHookHost, type HookHost } from '../support/hook-host.js';
 
-let receiver: HookReceiver | null = null;
+let hookHost: HookHost | null = null;
 let dir: string | null = null;
 afterEach(async () => {
-  await receiver?.close();
-  receiver = null;
+  await hookHost?.close();
+  hookHost = null;
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = null;
 });
@@ -26,7 +27,6 @@ async function start(withProgress: boolean) {
   const notes: string[] = [];
   /** The notes there were when each permission was raised. */
   const notesAtPermission: string[][] = [];
-  receiver = await HookReceiver.start(() => undefined);
   const handler: HookSessionHandler = {
     onEvent: (e) => events.push(e),
     onAgentSessionId: () => undefined,
@@ -36,7 +36,8 @@ async function start(withProgress: boolean) {
     },
     ...(withProgress ? { onProgress: (text: string) => notes.push(text) } : {}),
   };
-  return { env: receiver.register(handler).env, events, notes, notesAtPermission };
+  hookHost = await startHookHost(handler);
+  return { env: hookHost.env, events, notes, notesAtPermission };
 }
 
 function transcript(): string {
@@ -129,7 +130,7 @@ describe('Claude status line and progress notes through the hook client', () => 
     await runClient('PreToolUse', preToolUse(file, 'AskUserQuestion'), withChats.env);
     await runClient('PreToolUse', preToolUse(file, 'ExitPlanMode'), withChats.env);
     expect(withChats.notes).toEqual([]);
-    await receiver?.close();
+    await hookHost?.close();
     const withoutChats = await start(false);
     await runClient('PreToolUse', preToolUse(file), withoutChats.env);
     expect(withoutChats.events.map((e) => e.type)).toEqual(['activity']);

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { eventsFromHook, permissionPromptFromHook } from '../../src/drivers/hooks/claude-hook-events.js';
 import { parseHookPayload } from '../../src/drivers/hooks/claude-hook-payload.js';
-import { HookReceiver, type UnauthorizedHook } from '../../src/drivers/hooks/hook-receiver.js';
+import { waitFor } from '../support/wait.js';
+import { bearer, postHook, startHookHost, type HookHost } from '../support/hook-host.js';
 
-// Property tests for hook bodies, the one input a Claude Code hook (or anything that learnt its URL) posts:
-// whatever the body, it is a payload we act on or a clear refusal; nothing throws, nothing reaches a session
-// with the wrong shape, and without the session's secret nothing is read at all.
+// Property tests for hook bodies, the one input a Claude Code hook (or anything that reached the session
+// host's socket) posts: whatever the body, it is a payload we act on or a clear refusal; nothing throws,
+// nothing reaches a session with the wrong shape, and without the session's token nothing is read at all.
 
 const FIELDS = [
   'session_id',
@@ -82,14 +83,11 @@ describe('a hook body', () => {
   });
 });
 
-describe('the hook receiver', () => {
-  let receiver: HookReceiver;
-  let env: Record<string, string>;
-  const refused: UnauthorizedHook[] = [];
+describe("a session host's hook route, relaying to its controller", () => {
+  let hookHost: HookHost;
   const events: AgentEvent[] = [];
   beforeAll(async () => {
-    receiver = await HookReceiver.start((attempt) => refused.push(attempt));
-    env = receiver.register({
+    hookHost = await startHookHost({
       onEvent: (event) => events.push(event),
       onAgentSessionId: () => undefined,
       // Answered at once: "let Claude's own dialog decide".
@@ -97,16 +95,12 @@ describe('the hook receiver', () => {
       // Read from the transcript a body names: any path at all must not break the hook.
       onProgress: () => undefined,
       onContextTokens: () => undefined,
-    }).env;
+    });
   });
-  afterAll(() => receiver.close());
+  afterAll(() => hookHost.close());
 
   const post = (event: string, body: string | Uint8Array, token: string) =>
-    fetch(`${receiver.url}/hooks/${encodeURIComponent(event)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: typeof body === 'string' ? body : Buffer.from(body),
-    }).then(async (response) => ({ status: response.status, text: await response.text() }));
+    postHook(hookHost.socket, encodeURIComponent(event), bearer(token), body);
 
   it('with the secret, answers any body with 2xx or a clear 400, never a server error', async () => {
     await fc.assert(
@@ -118,8 +112,9 @@ describe('the hook receiver', () => {
         fc.constantFrom(...EVENTS, 'Unknown', '..%2f'),
         async (body, event) => {
           events.length = 0;
-          const { status, text } = await post(event, body, env.AGENT_BRIDGE_HOOK_TOKEN!);
-          expect([200, 204, 400]).toContain(status);
+          const { status, text } = await post(event, body, hookHost.token);
+          // The host routes only an event's name (letters): any other path is no hook of Claude's.
+          expect(/^[A-Za-z]{1,40}$/.test(event) ? [200, 204, 400] : [404]).toContain(status);
           if (status === 400) expect(isOneLine(text)).toBe(true);
           for (const agentEvent of events)
             if (agentEvent.type === 'message') expect(typeof agentEvent.text).toBe('string');
@@ -139,12 +134,12 @@ describe('the hook receiver', () => {
           fc.string(),
         ),
         async (body, token) => {
-          fc.pre(token !== env.AGENT_BRIDGE_HOOK_TOKEN);
-          const before = refused.length;
+          fc.pre(token !== hookHost.token);
+          const before = hookHost.refused.length;
           expect((await post('PermissionRequest', body, token.replace(/[^\x21-\x7e]/g, ''))).status).toBe(
             401,
           );
-          expect(refused.length).toBe(before + 1);
+          await waitFor('the refusal told', () => hookHost.refused.length === before + 1);
         },
       ),
       { numRuns: 150 },

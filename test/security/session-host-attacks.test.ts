@@ -1,11 +1,11 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { systemClock } from '../../src/core/clock.js';
 import { HostConnection } from '../../src/sessions/host/host-connection.js';
+import { postHook } from '../support/hook-host.js';
 import { hostFile, listen, startTestHost, type TestHost } from '../support/test-host.js';
 import { waitFor } from '../support/wait.js';
 
@@ -132,17 +132,7 @@ describe('a session host socket', () => {
 
 describe("a session host's hook route", () => {
   const post = (socket: string, event: string, headers: Record<string, string>, body: string | Buffer) =>
-    new Promise<number>((resolve) => {
-      const req = request({ socketPath: socket, path: `/hooks/${event}`, method: 'POST', headers }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', () => resolve(-1));
-      // A body refused before it is read (413) may still be in flight when the host hangs up: that write's
-      // EPIPE, after the answer, is the refusal working, not an error of the test.
-      req.on('socket', (socket) => socket.on('error', () => undefined));
-      req.end(body);
-    });
+    postHook(socket, event, headers, body).then((answer) => answer.status);
 
   it('refuses posts without the session token (said to the controller, for its audit) and bodies too large', async () => {
     const token = 'a'.repeat(64);

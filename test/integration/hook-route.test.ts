@@ -1,15 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import type { DetectedPrompt } from '../../src/core/prompt.js';
-import { HookReceiver, type UnauthorizedHook } from '../../src/drivers/hooks/hook-receiver.js';
 import { permissionDecision } from '../../src/drivers/hooks/claude-hook-events.js';
 import { runHookClient } from '../support/hook-client.js';
+import { bearer, postHook, startHookHost, type HookHost } from '../support/hook-host.js';
 import { waitFor } from '../support/wait.js';
 
-let receiver: HookReceiver | null = null;
+// Claude Code's hooks as they travel: the real hook client posts to a session host's socket, the host relays
+// the post to its controller, which acts on it and answers back through the host.
+
+let hookHost: HookHost | null = null;
 afterEach(async () => {
-  await receiver?.close();
-  receiver = null;
+  await hookHost?.close();
+  hookHost = null;
 });
 
 const bash = {
@@ -22,14 +25,12 @@ const bash = {
 };
 
 async function start() {
-  const unauthorized: UnauthorizedHook[] = [];
   const events: AgentEvent[] = [];
   const ids: string[] = [];
   const prompts: DetectedPrompt[] = [];
   let answer: (value: object | null) => void = () => {};
   let aborted: AbortSignal | null = null;
-  receiver = await HookReceiver.start((a) => unauthorized.push(a));
-  const registration = receiver.register({
+  hookHost = await startHookHost({
     onEvent: (e) => events.push(e),
     onAgentSessionId: (id) => ids.push(id),
     onPermissionRequest: (prompt, _payload, signal) => {
@@ -39,8 +40,8 @@ async function start() {
     },
   });
   return {
-    registration,
-    unauthorized,
+    env: hookHost.env,
+    refused: hookHost.refused,
     events,
     ids,
     prompts,
@@ -49,32 +50,21 @@ async function start() {
   };
 }
 
-describe('Claude Code hook receiver', () => {
-  it('listens on loopback only', async () => {
-    await start();
-    expect(receiver!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  });
-
-  it('refuses and reports a post without the session secret, and acts on nothing', async () => {
+describe("Claude Code's hooks through a session host", () => {
+  it('refuses and reports a post without the session token, and acts on nothing', async () => {
     const hooks = await start();
-    const forged = await fetch(`${receiver!.url}/hooks/Stop`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${'0'.repeat(64)}` },
-      body: JSON.stringify({ last_assistant_message: 'forged' }),
-    });
-    const missing = await fetch(`${receiver!.url}/hooks/Stop`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
+    const body = JSON.stringify({ hook_event_name: 'Stop', last_assistant_message: 'forged' });
+    const forged = await postHook(hookHost!.socket, 'Stop', bearer('0'.repeat(64)), body);
+    const missing = await postHook(hookHost!.socket, 'Stop', { 'content-type': 'application/json' }, body);
     expect([forged.status, missing.status]).toEqual([401, 401]);
-    expect(hooks.unauthorized).toHaveLength(2);
+    await waitFor('both refusals told', () => hooks.refused.length === 2);
+    expect(hooks.refused[0]).toEqual({ event: 'Stop', reason: 'missing or wrong session token' });
     expect(hooks.events).toEqual([]);
   });
 
   it('turns Stop into the clean last message and SessionStart into the resume id', async () => {
     const hooks = await start();
-    const env = hooks.registration.env;
+    const env = hooks.env;
     await runHookClient('SessionStart', { session_id: 'abc-123', hook_event_name: 'SessionStart' }, env).done;
     const stop = await runHookClient(
       'Stop',
@@ -88,7 +78,7 @@ describe('Claude Code hook receiver', () => {
 
   it('holds a PermissionRequest until the answer and prints the decision for Claude', async () => {
     const hooks = await start();
-    const run = runHookClient('PermissionRequest', bash, hooks.registration.env);
+    const run = runHookClient('PermissionRequest', bash, hooks.env);
     await waitFor('the prompt', () => hooks.prompts.length === 1);
     expect(hooks.prompts[0]).toMatchObject({
       kind: 'permission',
@@ -109,7 +99,7 @@ describe('Claude Code hook receiver', () => {
 
   it('tells the session when Claude abandons the hook (someone answered at the terminal)', async () => {
     const hooks = await start();
-    const run = runHookClient('PermissionRequest', bash, hooks.registration.env);
+    const run = runHookClient('PermissionRequest', bash, hooks.env);
     await waitFor('the prompt', () => hooks.prompts.length === 1);
     run.child.kill('SIGKILL');
     await waitFor('abort', () => hooks.aborted()?.aborted);
@@ -120,17 +110,18 @@ describe('Claude Code hook receiver', () => {
     const { stdout } = await runHookClient(
       'PermissionRequest',
       { ...bash, tool_name: 'AskUserQuestion' },
-      hooks.registration.env,
+      hooks.env,
     ).done;
     expect(stdout).toBe('');
     expect(hooks.prompts).toEqual([]);
   });
 
-  it('never blocks Claude when agent-bridge is gone', async () => {
-    const { code, stdout } = await runHookClient('PermissionRequest', bash, {
-      AGENT_BRIDGE_HOOK_URL: 'http://127.0.0.1:9',
-      AGENT_BRIDGE_HOOK_TOKEN: 'x',
-    }).done;
+  it('never blocks Claude when the host is gone', async () => {
+    const hooks = await start();
+    const env = hooks.env;
+    await hookHost!.close();
+    hookHost = null;
+    const { code, stdout } = await runHookClient('PermissionRequest', bash, env).done;
     expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
   });
 });
