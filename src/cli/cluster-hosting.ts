@@ -117,6 +117,8 @@ export interface ClusterParts {
   channels: string[];
   version: string;
   log: (line: string) => void;
+  /** The store's last message before the daemon started any session (a node's first join goes on from it). */
+  lastMessageBeforeStart: number;
 }
 
 /** The hub's chat commands, for the daemon (bound once the hub is up). */
@@ -168,6 +170,7 @@ export async function startClusterRole(
       hello: () => hello(parts),
       clock: systemClock,
       log: parts.log,
+      firstJoinAfterMessage: parts.lastMessageBeforeStart,
     });
     return {
       banner: `agent-bridge serve: node "${settings.name}" of the cluster at ${where}: its sessions are answered from the hub\n`,

@@ -21,6 +21,8 @@ export interface ClusterNodeOptions {
   hello: () => Promise<HelloEvent>;
   clock: Clock;
   log: (line: string) => void;
+  /** The last message before this serve started any session (see NodePublisherOptions). */
+  firstJoinAfterMessage?: number;
 }
 
 /**
@@ -49,6 +51,9 @@ export class ClusterNode {
       clock,
       hostname: hostname(),
       log,
+      ...(options.firstJoinAfterMessage === undefined
+        ? {}
+        : { firstJoinAfterMessage: options.firstJoinAfterMessage }),
     });
     this.commands = new NodeCommands({
       node: settings.name,

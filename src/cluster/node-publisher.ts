@@ -19,6 +19,12 @@ export interface NodePublisherOptions {
   clock: Clock;
   hostname: string;
   log: (line: string) => void;
+  /**
+   * The last message before this serve started any session: a first join says what happens from there on.
+   * Taken when serve starts, not when it joins: the sessions it starts meanwhile (a `startup` repository, while
+   * the bus and the agents' discovery are slow) have said things the hubs must hear.
+   */
+  firstJoinAfterMessage?: number;
 }
 
 const PROMPTS = 'node:prompts';
@@ -52,8 +58,9 @@ export class NodePublisher {
 
   start(): void {
     const { store, cluster } = this.options;
-    // A node joining the cluster says what happens from now on, and every prompt still waiting.
-    if (cluster.getCursor(MESSAGES) === null) cluster.setCursor(MESSAGES, store.channels.lastMessageId());
+    // A node joining the cluster says what happens from its start on, and every prompt still waiting.
+    if (cluster.getCursor(MESSAGES) === null)
+      cluster.setCursor(MESSAGES, this.options.firstJoinAfterMessage ?? store.channels.lastMessageId());
     if (cluster.getCursor(PROMPTS) === null) {
       const open = store.prompts.open().map((p) => p.updatedAt);
       cluster.setCursor(PROMPTS, Math.min(this.options.clock.now(), ...open));

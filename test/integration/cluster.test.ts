@@ -117,6 +117,29 @@ describe.skipIf(!NATS_SERVER)(`a hub mirrors a node's sessions, prompts and mess
     await waitFor('the prompt mirrored after the hub came back', () => hubPrompt(prompt.id));
   });
 
+  it("a node's first join carries what its sessions said since serve started, and nothing from before", async () => {
+    // A `startup` session speaks while serve still joins (a slow bus, the agents' discovery): serve marks the
+    // store's last message before it starts any session, and the first join goes on from there.
+    const beta = machine('beta');
+    try {
+      const earlier = nodeSession(beta, 'earlier');
+      beta.store.channels.addMessage(earlier, 'message', 'said before serve started');
+      const mark = beta.store.channels.lastMessageId();
+      const id = nodeSession(beta, 'deploy');
+      beta.store.channels.addMessage(id, 'message', 'Preparing release 42');
+      const node = await startNode(nats, 'beta', beta, nats.url, {}, [], systemClock, mark);
+      try {
+        const texts = () => hubMachine.store.channels.messagesAfter(0).map((m) => m.text);
+        await waitFor('the message mirrored', () => texts().includes('Preparing release 42'));
+        expect(texts()).not.toContain('said before serve started');
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      beta.close();
+    }
+  });
+
   it('an answer sent while the node is down is applied when it returns, if the prompt still waits', async () => {
     const id = nodeSession(alphaMachine);
     const waiting = openPrompt(alphaMachine.store, id, permissionPrompt());

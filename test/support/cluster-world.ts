@@ -63,6 +63,7 @@ export function startNode(
   actions: Partial<NodeActions> = {},
   repos: Array<{ name: string; agent: string; dir: string }> = [],
   clock: Clock = systemClock,
+  firstJoinAfterMessage?: number,
 ): Promise<ClusterNode> {
   const store = node.clusterStore;
   return ClusterNode.start({
@@ -83,6 +84,7 @@ export function startNode(
     hello: async () => ({ hostname: `${name}-host`, version: 'test', repos, agents: [] }),
     clock,
     log: (line) => node.log.push(line),
+    ...(firstJoinAfterMessage === undefined ? {} : { firstJoinAfterMessage }),
   });
 }
 

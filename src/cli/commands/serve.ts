@@ -90,6 +90,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   });
   // A SIGINT or SIGTERM while starting (a channel slow to answer) stops it too.
   const stopped = stopSignals(stopAtOnce(live, log));
+  // What the sessions started from here on say is the cluster's to hear, even before serve joins it.
+  const lastMessageBeforeStart = store.channels.lastMessageId();
   const hosted = await startUnlessStopped(daemon, stopped, log).catch(closeAllThen(closeAll));
   if (!hosted) return closeAll().then(() => 0);
   if (options.web) {
@@ -105,7 +107,15 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       ...cluster?.webOptions(),
     }).catch(closeAllThen(closeAll));
   }
-  const parts = { store, watchStore: relayStore, daemon, live, channels: hosted, log };
+  const parts = {
+    store,
+    watchStore: relayStore,
+    daemon,
+    live,
+    channels: hosted,
+    log,
+    lastMessageBeforeStart,
+  };
   await cluster?.start({ ...parts, settings: () => settings }).catch(closeAllThen(closeAll));
   process.stderr.write(
     serveBanner({
