@@ -51,9 +51,7 @@ export class ClusterNode {
       clock,
       hostname: hostname(),
       log,
-      ...(options.firstJoinAfterMessage === undefined
-        ? {}
-        : { firstJoinAfterMessage: options.firstJoinAfterMessage }),
+      firstJoinAfterMessage: options.firstJoinAfterMessage,
     });
     this.commands = new NodeCommands({
       node: settings.name,

@@ -84,7 +84,7 @@ export function startNode(
     hello: async () => ({ hostname: `${name}-host`, version: 'test', repos, agents: [] }),
     clock,
     log: (line) => node.log.push(line),
-    ...(firstJoinAfterMessage === undefined ? {} : { firstJoinAfterMessage }),
+    firstJoinAfterMessage,
   });
 }
 
